@@ -1,0 +1,136 @@
+"""Error classes of a run, the policies that handle them, and the exceptions.
+
+A run never raises for something the model or a tool did: such failures are
+*classified* into an :class:`ErrorClass`, handled by a :class:`Policy`, and
+reported in the result. Exceptions are for the programmer's mistakes and for
+signals between the library's own parts::
+
+    LcelAgentError
+    ├── ConfigurationError (also ValueError)    bad arguments to create_agent & co.
+    ├── ActionParseError (also OutputParserException)
+    │                                           the cleaner/parser could not read a reply
+    ├── ModelCallError                          a model call failed after its retries
+    │   ├── TransientModelError                   429, 5xx, timeouts, dropped connections
+    │   └── FatalModelError                       401, 400, context too long, ...
+    └── SessionBusyError                        another run holds the same session
+
+``ConfigurationError`` subclasses ``ValueError`` so ``except ValueError`` works
+as users expect; type mistakes raise a plain ``TypeError``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from langchain_core.exceptions import OutputParserException
+
+__all__ = [
+    "ActionParseError",
+    "ConfigurationError",
+    "ErrorClass",
+    "FatalModelError",
+    "LcelAgentError",
+    "ModelCallError",
+    "Policy",
+    "SessionBusyError",
+    "TransientModelError",
+]
+
+
+class ErrorClass(StrEnum):
+    """What went wrong in one loop. The value is what results and traces show."""
+
+    FORMAT = "format"
+    """The reply was not a readable action: not JSON, missing keys, wrong shape."""
+    UNKNOWN_TOOL = "unknown_tool"
+    """The action names a tool the agent does not have."""
+    BAD_ARGUMENTS = "bad_arguments"
+    """The input does not fit the tool's schema and could not be coerced."""
+    TOOL_FAILURE = "tool_failure"
+    """The tool raised, or returned a string starting with ``ERROR:``."""
+    TOOL_TIMEOUT = "tool_timeout"
+    """The tool ran past its time limit."""
+    TOOL_LIMIT = "tool_limit"
+    """The call was refused by ``tool_call_limits``."""
+    LLM_TRANSIENT = "llm_transient"
+    """429, 5xx, timeouts, connection resets: retried, then a stop if exhausted."""
+    LLM_FATAL = "llm_fatal"
+    """401, 400, 403, 404, 422, context too long: a stop at once."""
+    DRIFT = "drift"
+    """The model repeats itself or oscillates between two actions."""
+    LIMIT = "limit"
+    """A loop, error, token or time limit was reached."""
+
+
+class Policy(StrEnum):
+    """How the loop answers an error class (see ``create_agent(policies=...)``)."""
+
+    REPROMPT = "reprompt"
+    """Tell the model what went wrong (a short fixed text) and let it try again."""
+    RETRY = "retry"
+    """Run the same call again once, without asking the model (idempotent tools only)."""
+    FALLBACK = "fallback"
+    """Run the tool's fallback tool with the same input, then re-prompt if it fails too."""
+    STOP = "stop"
+    """End the run now with ``stop_reason="max_errors"`` and the error recorded."""
+
+
+class LcelAgentError(Exception):
+    """Base of every exception this library raises."""
+
+
+class ConfigurationError(LcelAgentError, ValueError):
+    """An argument to ``create_agent`` or a component is invalid; the message says which."""
+
+
+class ActionParseError(LcelAgentError, OutputParserException):
+    """A reply could not be read as an action.
+
+    ``observation`` holds the short, fixed text that may be shown to the model;
+    the parser's own message is kept out of it on purpose (raw parser errors in
+    the history make models drift further).
+    """
+
+    def __init__(self, message: str, *, llm_output: str = "", observation: str = "") -> None:
+        OutputParserException.__init__(
+            self,
+            message,
+            observation=observation or None,
+            llm_output=llm_output or None,
+            send_to_llm=bool(observation),
+        )
+
+
+class ModelCallError(LcelAgentError):
+    """A model call failed for good. ``error_class`` says whether retries were spent."""
+
+    error_class: ErrorClass = ErrorClass.LLM_FATAL
+
+    def __init__(self, message: str, *, status_code: int | None = None, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.attempts = attempts
+
+
+class TransientModelError(ModelCallError):
+    """The model API kept failing with a transient error until the retries ran out."""
+
+    error_class = ErrorClass.LLM_TRANSIENT
+
+
+class FatalModelError(ModelCallError):
+    """The model API refused the request in a way retrying cannot fix."""
+
+    error_class = ErrorClass.LLM_FATAL
+
+
+class SessionBusyError(LcelAgentError):
+    """Another run (in this process or another) holds the session; retry later."""
+
+    def __init__(self, session_id: str, waited: float = 0.0) -> None:
+        super().__init__(
+            f"session {session_id!r} is in use by another run"
+            + (f" (waited {waited:.1f} s)" if waited else "")
+            + "; runs of one session must not overlap"
+        )
+        self.session_id = session_id
