@@ -1,0 +1,313 @@
+"""``create_agent``: check the configuration, build the stages, return the loop.
+
+::
+
+    from lcel_agent import create_agent, SlidingWindowMemory
+    from lcel_agent.tools import get_weather, search_baidu
+
+    agent = create_agent(ChatOpenAI(model="gpt-4o-mini", temperature=0.2),
+                         [get_weather, search_baidu], max_loops=10, max_errors=2,
+                         memory=SlidingWindowMemory(max_tokens=800))
+    result = agent.invoke("查询北京天气")
+
+Every argument is checked here, so a mistake shows up as a ``TypeError`` or a
+:class:`~lcel_agent.errors.ConfigurationError` (a ``ValueError``) when the agent
+is built, never in the middle of a run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseLLM
+from langchain_core.runnables import Runnable, RunnableBinding
+from langchain_core.tools import BaseTool
+
+from .errors import ConfigurationError, ErrorClass, Policy
+from .loop import AgentLoop, Limits
+from .memory import SlidingWindowMemory
+from .policies import resolve_policies
+from .protocols import JsonTranscript, ToolCallTranscript
+from .sessions import SessionStore
+from .stages import (
+    STAGE_NAMES,
+    AssemblePrompt,
+    CallLLM,
+    ClassifyError,
+    CleanJson,
+    DispatchTools,
+    KeepReply,
+    ParseAction,
+    ParseToolCalls,
+    TrimMemory,
+    build_system_prompt,
+    without_client_retries,
+)
+from .state import FINAL_ACTION
+
+__all__ = ["create_agent", "run_agent"]
+
+Protocol = Literal["json", "tool_calling"]
+
+
+def _innermost(llm: Any) -> Any:
+    while isinstance(llm, RunnableBinding):
+        llm = llm.bound
+    return llm
+
+
+def _check_llm(llm: Any) -> None:
+    if isinstance(llm, str):
+        raise TypeError(
+            f"llm must be a chat model, not the string {llm!r}: "
+            "pass e.g. ChatOpenAI(model=" + repr(llm) + ")"
+        )
+    inner = _innermost(llm)
+    if isinstance(inner, BaseLLM):
+        raise TypeError(
+            f"llm must be a chat model; {type(inner).__name__} is a completion-only LLM "
+            "(use its chat counterpart, e.g. ChatOpenAI instead of OpenAI)"
+        )
+    if not isinstance(llm, Runnable):
+        raise TypeError(
+            f"llm must be a langchain-core chat model or a Runnable around one, not {type(llm).__name__}"
+        )
+
+
+def _check_tools(tools: Any) -> list[BaseTool]:
+    if isinstance(tools, (str, bytes, BaseTool)) or not isinstance(tools, Sequence):
+        raise TypeError(
+            "tools must be a list of langchain-core tools (use @tool from langchain_core.tools)"
+        )
+    if not tools:
+        raise ConfigurationError("tools is empty: the agent needs at least one tool")
+    names: set[str] = set()
+    for tool in tools:
+        if not isinstance(tool, BaseTool):
+            raise TypeError(
+                f"{tool!r} is not a langchain-core tool: decorate it with @tool (langchain_core.tools)"
+            )
+        if tool.name.lower() == FINAL_ACTION:
+            raise ConfigurationError(
+                f"a tool may not be named {FINAL_ACTION!r}: that name ends the run"
+            )
+        if tool.name in names:
+            raise ConfigurationError(
+                f"two tools are named {tool.name!r}: tool names must be unique"
+            )
+        names.add(tool.name)
+    return list(tools)
+
+
+def _positive_int(name: str, value: Any, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < minimum:
+        raise ConfigurationError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _seconds(name: str, value: Any, *, optional: bool = True) -> float | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
+    if not value > 0 or math.isnan(value):
+        raise ConfigurationError(f"{name} must be > 0 seconds, got {value}")
+    return float(value)
+
+
+def _check_limits(limits: Mapping[str, int] | None, names: set[str]) -> dict[str, int]:
+    checked: dict[str, int] = {}
+    for name, limit in (limits or {}).items():
+        if name not in names:
+            raise ConfigurationError(
+                f"tool_call_limits names an unknown tool {name!r}; tools are {sorted(names)}"
+            )
+        checked[name] = _positive_int(f"tool_call_limits[{name!r}]", limit, minimum=0)
+    return checked
+
+
+def _check_fallbacks(
+    fallbacks: Mapping[str, BaseTool] | None, names: set[str]
+) -> dict[str, BaseTool]:
+    checked: dict[str, BaseTool] = {}
+    for name, backup in (fallbacks or {}).items():
+        if name not in names:
+            raise ConfigurationError(
+                f"fallback_tools names an unknown tool {name!r}; tools are {sorted(names)}"
+            )
+        if not isinstance(backup, BaseTool):
+            raise TypeError(f"fallback_tools[{name!r}] must be a langchain-core tool")
+        checked[name] = backup
+    return checked
+
+
+def _check_stages(stages: Mapping[str, Runnable[Any, Any]] | None) -> dict[str, Runnable[Any, Any]]:
+    checked: dict[str, Runnable[Any, Any]] = {}
+    for name, stage in (stages or {}).items():
+        if name not in STAGE_NAMES:
+            raise ConfigurationError(
+                f"stages: unknown stage {name!r}; the stages are {list(STAGE_NAMES)}"
+            )
+        if not isinstance(stage, Runnable):
+            raise TypeError(
+                f"stages[{name!r}] must be a Runnable (wrap a function in RunnableLambda)"
+            )
+        # The slot's name in traces, so a swapped stage still shows up where users look for it.
+        checked[name] = stage if stage.get_name() == name else stage.with_config(run_name=name)
+    return checked
+
+
+def _bind_tools(
+    model: Runnable[Any, Any], tools: list[BaseTool], parallel: bool
+) -> Runnable[Any, Any]:
+    bind = getattr(model, "bind_tools", None)
+    if bind is None:
+        raise ConfigurationError(
+            "protocol='tool_calling' needs a chat model with bind_tools(); use protocol='json'"
+        )
+    try:
+        return bind(tools) if parallel else bind(tools, parallel_tool_calls=False)  # type: ignore[no-any-return]
+    except NotImplementedError:
+        raise ConfigurationError(
+            f"{type(model).__name__} does not support tool calling; use protocol='json'"
+        ) from None
+    except TypeError:
+        return bind(tools)  # type: ignore[no-any-return]  # a model without the parallel flag
+
+
+def create_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    *,
+    max_loops: int = 10,
+    max_errors: int = 2,
+    memory: SlidingWindowMemory | None = None,
+    system_prompt: str | None = None,
+    protocol: Protocol = "json",
+    parallel_tool_calls: bool = True,
+    tool_timeout: float | None = 30.0,
+    llm_timeout: float | None = 60.0,
+    llm_retries: int = 3,
+    llm_backoff: tuple[float, float] = (0.5, 8.0),
+    token_budget: int | None = None,
+    time_budget: float | None = None,
+    tool_call_limits: Mapping[str, int] | None = None,
+    fallback_tools: Mapping[str, BaseTool] | None = None,
+    policies: Mapping[ErrorClass | str, Policy | str] | None = None,
+    reserve_final_answer: bool = False,
+    stages: Mapping[str, Runnable[Any, Any]] | None = None,
+    sessions: SessionStore | None = None,
+    max_concurrency: int = 8,
+    max_observation_chars: int = 4000,
+) -> AgentLoop:
+    """Build an agent. See the README's configuration table for every option.
+
+    Raises:
+        TypeError: an argument has the wrong type (a string as ``llm``, a plain
+            function as a tool, ...).
+        ConfigurationError: an argument has a bad value (``max_loops=0``, no
+            tools, duplicate tool names, an unknown stage name, ...).
+    """
+    _check_llm(llm)
+    tool_list = _check_tools(tools)
+    names = {t.name for t in tool_list}
+    _positive_int("max_loops", max_loops)
+    _positive_int("max_errors", max_errors)
+    _positive_int("llm_retries", llm_retries)
+    _positive_int("max_concurrency", max_concurrency)
+    _positive_int("max_observation_chars", max_observation_chars, minimum=100)
+    tool_timeout = _seconds("tool_timeout", tool_timeout)
+    llm_timeout = _seconds("llm_timeout", llm_timeout)
+    time_budget = _seconds("time_budget", time_budget)
+    if token_budget is not None:
+        _positive_int("token_budget", token_budget)
+    if not (
+        isinstance(llm_backoff, tuple)
+        and len(llm_backoff) == 2
+        and 0 <= llm_backoff[0] <= llm_backoff[1]
+    ):
+        raise ConfigurationError(
+            f"llm_backoff must be (initial, maximum) seconds, got {llm_backoff!r}"
+        )
+    if protocol not in ("json", "tool_calling"):
+        raise ConfigurationError(f"protocol must be 'json' or 'tool_calling', got {protocol!r}")
+    if memory is not None and not isinstance(memory, SlidingWindowMemory):
+        raise TypeError(f"memory must be a SlidingWindowMemory, not {type(memory).__name__}")
+    if system_prompt is not None and not isinstance(system_prompt, str):
+        raise TypeError("system_prompt must be a string")
+    if sessions is not None and not isinstance(sessions, SessionStore):
+        raise TypeError("sessions must be a SessionStore")
+    limits = _check_limits(tool_call_limits, names)
+    fallbacks = _check_fallbacks(fallback_tools, names)
+    resolved = resolve_policies(policies)
+    swapped = _check_stages(stages)
+
+    model = without_client_retries(llm, llm_timeout)
+    tool_calling = protocol == "tool_calling"
+    bound = _bind_tools(model, tool_list, parallel_tool_calls) if tool_calling else model
+    built: dict[str, Runnable[Any, Any]] = {
+        "assemble_prompt": AssemblePrompt(),
+        "call_llm": CallLLM(
+            bound, final_llm=model, timeout=llm_timeout, retries=llm_retries, backoff=llm_backoff
+        ),
+        "clean_json": KeepReply() if tool_calling else CleanJson(),
+        "parse_action": ParseToolCalls() if tool_calling else ParseAction(),
+        "dispatch_tools": DispatchTools(
+            tool_list,
+            timeout=tool_timeout,
+            tool_call_limits=limits,
+            fallback_tools=fallbacks,
+            policies=resolved,
+            parallel=parallel_tool_calls,
+            max_concurrency=max_concurrency,
+            max_observation_chars=max_observation_chars,
+        ),
+        "classify_error": ClassifyError(
+            max_errors=max_errors,
+            policies=resolved,
+            transcript=ToolCallTranscript() if tool_calling else JsonTranscript(),
+        ),
+        "trim_memory": TrimMemory(),
+    }
+    built.update(swapped)
+    return AgentLoop(
+        {name: built[name] for name in STAGE_NAMES},
+        system_prompt=build_system_prompt(
+            tool_list, protocol=protocol, persona=system_prompt, parallel=parallel_tool_calls
+        ),
+        memory=memory if memory is not None else SlidingWindowMemory(max_tokens=800),
+        limits=Limits(max_loops, token_budget, time_budget, reserve_final_answer),
+        sessions=sessions,
+    )
+
+
+def run_agent(
+    question: str,
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    max_loops: int = 10,
+    max_errors: int = 2,
+    **options: Any,
+) -> str:
+    """The article's function: the answer, or a string starting with ``ERROR:``.
+
+    A thin shim over :func:`create_agent` for code written against the article;
+    new code should use the agent and its :class:`~lcel_agent.AgentResult`.
+    """
+    result = create_agent(llm, tools, max_loops=max_loops, max_errors=max_errors, **options).invoke(
+        question
+    )
+    if result.output is not None:
+        return result.output
+    detail = str(result.error) if result.error else result.stop_reason.value
+    messages: dict[str, Callable[[], str]] = {
+        "max_loops": lambda: f"ERROR: 达到最大循环次数{max_loops}次，未完成任务",
+        "max_errors": lambda: f"ERROR: 连续{max_errors}次错误，终止。最后错误：{detail}",
+    }
+    return messages.get(
+        result.stop_reason.value, lambda: f"ERROR: {result.stop_reason.value}: {detail}"
+    )()

@@ -1,0 +1,55 @@
+"""Drift detection: is the model going round in circles?
+
+Pure functions over the run's action history, shared by the sync and async
+dispatchers. An action *drifts* when
+
+* the same tool with the same input already failed in this run;
+* it already succeeded and its result is still in the memory window (when
+  the window has evicted it, asking again is legitimate);
+* it completes an A, B, A, B oscillation between two actions;
+* it appears twice in one reply.
+
+The dispatcher does not run a drifting action; the classifier nudges the model
+once and stops the run with ``drift`` if it happens again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .state import Action
+
+__all__ = ["HistoryEntry", "detect_drift"]
+
+#: ``(action signature, succeeded, a prefix of the result)`` per dispatched action.
+HistoryEntry = tuple[str, bool, str]
+
+
+def detect_drift(
+    action: Action,
+    history: Sequence[HistoryEntry],
+    window_texts: Iterable[str],
+    batch: Sequence[Action] = (),
+) -> str | None:
+    """Return why ``action`` is drift, or None when it is not.
+
+    Args:
+        action: the action about to be dispatched.
+        history: the run's earlier dispatches, oldest first.
+        window_texts: the texts of the messages now in the memory window.
+        batch: the actions before this one in the same reply.
+    """
+    sig = action.signature()
+    if any(other.signature() == sig for other in batch):
+        return "twice in one reply"
+    earlier = [entry for entry in history if entry[0] == sig]
+    if earlier:
+        _, ok, excerpt = earlier[-1]
+        if not ok:
+            return "it already failed"
+        if not excerpt or any(excerpt in text for text in window_texts):
+            return "its result is already in the conversation"
+    sigs = [entry[0] for entry in history]
+    if len(sigs) >= 3 and sigs[-2] == sig and sigs[-3] == sigs[-1] and sigs[-1] != sig:
+        return "it oscillates with another call"
+    return None

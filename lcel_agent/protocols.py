@@ -1,0 +1,78 @@
+"""How one loop is written into the memory window, per protocol.
+
+The JSON protocol keeps the conversation as plain user/assistant text: the
+action the model took (re-serialised, so fences and prose do not pile up in the
+history) and one user message of observations. The tool-calling protocol keeps
+the assistant message with its ``tool_calls`` and one ``ToolMessage`` per call,
+as the chat APIs require. Either way a loop is one turn, evicted as a whole.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Protocol
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from . import texts
+from .stages.clean import message_text
+from .state import AgentState
+
+__all__ = ["JsonTranscript", "ToolCallTranscript", "Transcript"]
+
+_MAX_BAD_REPLY_CHARS = 300
+
+
+class Transcript(Protocol):
+    """Writes a finished loop as messages for the window."""
+
+    def messages(self, state: AgentState, notice: str | None) -> list[BaseMessage]:
+        """The loop's messages; ``notice`` is a re-prompt for loops without observations."""
+        ...
+
+
+class JsonTranscript:
+    """JSON protocol: assistant JSON, then one user message of observations."""
+
+    def messages(self, state: AgentState, notice: str | None) -> list[BaseMessage]:
+        if state.actions:
+            body = [a.to_dict() for a in state.actions]
+            said = json.dumps(body[0] if len(body) == 1 else body, ensure_ascii=False)
+        else:
+            raw = message_text(state.reply) if state.reply is not None else ""
+            said = raw[:_MAX_BAD_REPLY_CHARS] or "(empty reply)"
+        out: list[BaseMessage] = [AIMessage(content=said)]
+        lines = [
+            texts.OBSERVATION.format(name=o.action.tool, output=o.output)
+            for o in state.observations
+        ]
+        if notice:
+            lines.append(notice)
+        if lines:
+            out.append(HumanMessage(content="\n".join(lines)))
+        return out
+
+
+class ToolCallTranscript:
+    """Tool-calling protocol: the assistant's tool calls, then a ToolMessage per call."""
+
+    def messages(self, state: AgentState, notice: str | None) -> list[BaseMessage]:
+        reply = state.reply
+        calls = [a for a in state.actions if a.call_id is not None]
+        if reply is not None and calls:
+            out: list[BaseMessage] = [AIMessage(content=reply.content, tool_calls=reply.tool_calls)]
+            outputs = {o.action.call_id: o.output for o in state.observations}
+            for action in calls:
+                fallback = notice or texts.TOOL_NOT_RUN.format(name=action.tool)
+                out.append(
+                    ToolMessage(
+                        content=outputs.get(action.call_id, fallback),
+                        tool_call_id=action.call_id or "",
+                    )
+                )
+            return out
+        raw = message_text(reply) if reply is not None else ""
+        out = [AIMessage(content=raw[:_MAX_BAD_REPLY_CHARS] or "(empty reply)")]
+        if notice:
+            out.append(HumanMessage(content=notice))
+        return out

@@ -1,0 +1,125 @@
+"""``clean_json``: read the JSON value out of a model's reply.
+
+Models asked for "JSON only" still wrap it in markdown fences, put a sentence
+before or after it, or embed it in prose. :func:`extract_json` tries, in order:
+the whole text, each fenced block, then every ``{`` or ``[`` from left to right
+with a real JSON decoder, and returns the first object or list it can read.
+
+Works on its own in any chain::
+
+    chain = prompt | llm | CleanJson()      # AIMessage or str in, dict/list out
+    CleanJson().invoke('```json\\n{"action": "final", "action_input": "hi"}\\n```')
+
+Inside the agent it sets ``state.parsed``, or a ``format`` loop error whose
+message stays out of the model's history.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig
+
+from ..errors import ActionParseError, ErrorClass
+from ..state import AgentState, RunError
+from ..texts import FORMAT_REPROMPT
+from ._base import Stage
+
+__all__ = ["CleanJson", "KeepReply", "extract_json", "message_text"]
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_DECODER = json.JSONDecoder()
+
+
+def message_text(value: Any) -> str:
+    """The text of a str, a message, or a message's list of content parts."""
+    if isinstance(value, BaseMessage):
+        value = value.content
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [
+            p if isinstance(p, str) else str(p.get("text", ""))
+            for p in value
+            if isinstance(p, (str, dict))
+        ]
+        return "".join(parts)
+    raise TypeError(f"expected a str or a message, not {type(value).__name__}")
+
+
+def _whole(text: str) -> Any:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, (dict, list)) else None
+
+
+def _scan(text: str) -> Any:
+    for index, char in enumerate(text):
+        if char not in "{[":
+            continue
+        try:
+            value, _ = _DECODER.raw_decode(text, index)
+        except ValueError:
+            continue
+        if isinstance(value, (dict, list)):
+            return value
+    return None
+
+
+def extract_json(text: str) -> dict[str, Any] | list[Any]:
+    """Return the first JSON object or list in ``text``.
+
+    Raises:
+        ActionParseError: when there is none. Its ``observation`` is the fixed
+            re-prompt text, never the decoder's message.
+    """
+    stripped = text.strip().lstrip("\ufeff")
+    candidates = [stripped, *(m.group(2).strip() for m in _FENCE.finditer(stripped))]
+    for candidate in candidates:
+        value = _whole(candidate)
+        if value is not None:
+            return value  # type: ignore[no-any-return]
+    for candidate in candidates:
+        value = _scan(candidate)
+        if value is not None:
+            return value  # type: ignore[no-any-return]
+    preview = stripped[:80] + ("…" if len(stripped) > 80 else "")
+    raise ActionParseError(
+        f"no JSON object or list in the reply: {preview!r}",
+        llm_output=text,
+        observation=FORMAT_REPROMPT,
+    )
+
+
+class CleanJson(Stage):
+    """Parse the reply's JSON into ``state.parsed`` (or a str/message into a value)."""
+
+    name = "clean_json"
+
+    def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
+        if state.stop is not None or state.loop_error is not None or state.reply is None:
+            return state
+        try:
+            parsed = extract_json(message_text(state.reply))
+        except (ActionParseError, TypeError) as exc:
+            error = RunError(state.loops, self.name or "clean_json", ErrorClass.FORMAT, str(exc))
+            return dataclasses.replace(state, loop_error=error)
+        return dataclasses.replace(state, parsed=parsed)
+
+    def run_standalone(self, value: Any, config: RunnableConfig) -> Any:
+        return extract_json(message_text(value))
+
+
+class KeepReply(Stage):
+    """The ``clean_json`` slot of the tool-calling protocol: there is no text to clean."""
+
+    name = "clean_json"
+
+    def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
+        return state

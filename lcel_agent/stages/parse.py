@@ -1,0 +1,128 @@
+"""``parse_action``: turn the model's reply into :class:`~lcel_agent.state.Action` values.
+
+Two parsers, one per protocol, each replacing the other under the same stage name:
+
+* :class:`ParseAction` (JSON protocol) reads ``state.parsed``: one object
+  ``{"action": ..., "action_input": ...}`` or a list of them (parallel actions).
+* :class:`ParseToolCalls` (tool-calling protocol) reads ``AIMessage.tool_calls``;
+  a reply without tool calls is the final answer.
+
+Shape rules (a violation is a ``format`` error): every action is an object with a
+non-empty string ``action`` and an ``action_input`` key; a list is not empty;
+``final`` stands alone. Whether the tool exists and the input fits is the
+dispatcher's business, so both protocols share those checks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from ..errors import ActionParseError, ErrorClass
+from ..state import FINAL_ACTION, Action, AgentState, RunError
+from ..texts import FORMAT_REPROMPT
+from ._base import Stage
+from .clean import message_text
+
+__all__ = ["ParseAction", "ParseToolCalls", "final_text", "parse_actions"]
+
+
+def final_text(value: Any) -> str:
+    """The answer of a ``final`` action as text (objects become JSON)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _reject(why: str, value: Any) -> ActionParseError:
+    return ActionParseError(
+        why,
+        llm_output=json.dumps(value, ensure_ascii=False, default=str),
+        observation=FORMAT_REPROMPT,
+    )
+
+
+def _one(item: Any) -> Action:
+    if not isinstance(item, dict):
+        raise _reject(f"an action must be a JSON object, not {type(item).__name__}", item)
+    name = item.get("action")
+    if not isinstance(name, str) or not name.strip():
+        raise _reject("the action has no 'action' name", item)
+    if "action_input" not in item:
+        raise _reject("the action has no 'action_input'", item)
+    name = name.strip()
+    if name.lower() == FINAL_ACTION:
+        if item["action_input"] is None:
+            raise _reject("the final action has no answer", item)
+        return Action(FINAL_ACTION, item["action_input"])
+    return Action(name, item["action_input"])
+
+
+def parse_actions(value: Any) -> tuple[Action, ...]:
+    """Validate a parsed JSON value and return its actions.
+
+    Raises:
+        ActionParseError: when the value breaks a shape rule (see the module docstring).
+    """
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise _reject("the action list is empty", value)
+    actions = tuple(_one(item) for item in items)
+    if len(actions) > 1 and any(a.is_final for a in actions):
+        raise _reject("'final' cannot be mixed with other actions", value)
+    return actions
+
+
+def _format_error(state: AgentState, stage: str, exc: Exception) -> AgentState:
+    error = RunError(state.loops, stage, ErrorClass.FORMAT, str(exc))
+    return dataclasses.replace(state, loop_error=error)
+
+
+class ParseAction(Stage):
+    """JSON protocol: ``state.parsed`` → ``state.actions`` (or a value → actions)."""
+
+    name = "parse_action"
+
+    def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
+        if state.stop is not None or state.loop_error is not None or state.reply is None:
+            return state
+        try:
+            actions = parse_actions(state.parsed)
+        except ActionParseError as exc:
+            return _format_error(state, self.name or "parse_action", exc)
+        return dataclasses.replace(state, actions=actions)
+
+    def run_standalone(self, value: Any, config: RunnableConfig) -> Any:
+        return parse_actions(value)
+
+
+class ParseToolCalls(Stage):
+    """Tool-calling protocol: ``reply.tool_calls`` → ``state.actions``."""
+
+    name = "parse_action"
+
+    def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
+        reply = state.reply
+        if state.stop is not None or state.loop_error is not None or reply is None:
+            return state
+        stage = self.name or "parse_action"
+        if reply.invalid_tool_calls:
+            bad = reply.invalid_tool_calls[0]
+            return _format_error(
+                state, stage, ValueError(f"unreadable tool call {bad.get('name')!r}")
+            )
+        if reply.tool_calls:
+            actions = tuple(
+                Action(call["name"], call.get("args", {}), call.get("id"))
+                for call in reply.tool_calls
+            )
+            return dataclasses.replace(state, actions=actions)
+        answer = message_text(reply).strip()
+        if not answer:
+            return _format_error(
+                state, stage, ValueError("the reply has neither tool calls nor text")
+            )
+        return dataclasses.replace(state, actions=(Action(FINAL_ACTION, answer),))

@@ -1,0 +1,59 @@
+"""The fixed texts the loop shows the model, in one place so they can be read and changed.
+
+They are short on purpose, and none of them carries a parser's or an API's raw
+error message: a raw error in the history pulls the model further off course.
+Each is a ``str.format`` template; the fields are listed beside it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_PERSONA",
+    "DRIFT_NUDGE",
+    "FINAL_INSTRUCTION",
+    "FORMAT_REPROMPT",
+    "OBSERVATION",
+    "TOOL_BAD_ARGUMENTS",
+    "TOOL_FAILED",
+    "TOOL_LIMIT",
+    "TOOL_NOT_RUN",
+    "UNKNOWN_TOOL",
+]
+
+DEFAULT_PERSONA = "You are a helpful assistant. You may only use the tools listed below."
+
+#: Re-prompt after a reply that was not a readable action. No fields.
+FORMAT_REPROMPT = (
+    "Your last reply was not in the required format. Reply again with JSON only: "
+    '{"action": "<tool name or final>", "action_input": ...}'
+)
+
+#: An action named a tool the agent does not have. Fields: name, tools, hint.
+UNKNOWN_TOOL = "ERROR: there is no tool named {name!r}.{hint} Available tools: {tools}."
+
+#: The input did not fit the tool. Fields: name, schema.
+TOOL_BAD_ARGUMENTS = "ERROR: the input does not fit tool {name!r}. Its input is: {schema}."
+
+#: A tool failed or timed out. Fields: name, detail.
+TOOL_FAILED = "{detail}\nThe tool {name!r} failed. Try another way or another tool."
+
+#: A tool call refused by its per-run limit. Fields: name, limit.
+TOOL_LIMIT = "ERROR: tool {name!r} may be called at most {limit} times per run; that limit is spent."
+
+#: The model repeated an action. Fields: name, why.
+DRIFT_NUDGE = (
+    "ERROR: you repeated the call {name} with the same input ({why}). Do not repeat it: "
+    "use the results you have, change the input, use another tool, or answer with final."
+)
+
+#: A tool action on the loop reserved for the final answer. Fields: name.
+TOOL_NOT_RUN = "ERROR: {name!r} was not run: this was the last allowed step."
+
+#: How one observation is shown in the JSON protocol. Fields: name, output.
+OBSERVATION = "Observation [{name}]: {output}"
+
+#: The last allowed loop, with ``reserve_final_answer``. No fields.
+FINAL_INSTRUCTION = (
+    "This is the last allowed step. Do not call any tool. Answer now with "
+    '{"action": "final", "action_input": "<your answer>"}, using only what you have gathered.'
+)
