@@ -1,0 +1,46 @@
+# Every target builds the virtual environment it needs, so a fresh clone needs only `make demo` or `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PINNED_VENV ?= .venv-pinned
+PY := $(VENV)/bin/python
+EXTRAS := test,dev,cli,tokenizer,docs
+
+.PHONY: demo test lint typecheck docs pinned-test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -U pip
+	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
+	touch $@
+
+$(PINNED_VENV)/.installed: pyproject.toml .ci/constraints-pinned.txt
+	$(PYTHON) -m venv $(PINNED_VENV)
+	$(PINNED_VENV)/bin/python -m pip install -q -U pip
+	$(PINNED_VENV)/bin/python -m pip install -q -c .ci/constraints-pinned.txt langchain -e '.[test]'
+	touch $@
+
+demo: $(VENV)/.installed  ## the article's task, offline, with a live trace
+	$(VENV)/bin/lcel-agent demo
+
+test: $(VENV)/.installed  ## the test suite on today's stack
+	$(PY) -m pytest -q
+
+pinned-test: $(PINNED_VENV)/.installed  ## the test suite on the article's stack (langchain 0.3.7)
+	$(PINNED_VENV)/bin/python -m pytest -q
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check lcel_agent tests benchmarks
+	$(VENV)/bin/ruff format --check lcel_agent tests benchmarks
+
+typecheck: $(VENV)/.installed
+	$(VENV)/bin/mypy lcel_agent
+
+docs: $(VENV)/.installed
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
+bench: $(VENV)/.installed
+	$(VENV)/bin/python -m pip install -q -e '.[bench]'
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) $(PINNED_VENV) site .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,88 @@
+"""Model API failures: transient ones retried inside one loop, fatal ones stop at once."""
+
+from __future__ import annotations
+
+import time
+
+from lcel_agent import ErrorClass, StopReason, create_agent
+from lcel_agent.stages.llm_errors import classify_model_error
+from lcel_agent.testing.fake import APIStatusFault, FunctionChatModel, ScriptedChatModel
+
+FAST = {"llm_backoff": (0.0, 0.0)}
+
+
+def test_transient_errors_are_retried_and_do_not_count_as_loops(run, weather, act):
+    llm = ScriptedChatModel([APIStatusFault(429, retry_after=0), APIStatusFault(503), act("final", "ok")])
+    result = run(create_agent(llm, [weather], llm_retries=3, **FAST))
+    assert result.stop_reason is StopReason.FINAL
+    assert result.loops == 1 and len(llm.calls) == 3
+
+
+def test_retry_after_is_honoured(run, weather, act):
+    llm = ScriptedChatModel([APIStatusFault(429, retry_after=0.3), act("final", "ok")])
+    started = time.monotonic()
+    result = run(create_agent(llm, [weather], **FAST))
+    assert result.stop_reason is StopReason.FINAL
+    assert time.monotonic() - started >= 0.3  # the backoff alone would have waited 0 s
+
+
+def test_exhausted_retries_stop_with_llm_error(run, weather):
+    llm = ScriptedChatModel([APIStatusFault(500, "upstream down")] * 5)
+    result = run(create_agent(llm, [weather], llm_retries=3, **FAST))
+    assert result.stop_reason is StopReason.LLM_ERROR
+    assert len(llm.calls) == 3 and result.loops == 1
+    assert result.error.error_class is ErrorClass.LLM_TRANSIENT
+    assert result.error.stage == "call_llm" and "3 attempt" in result.error.message
+
+
+def test_fatal_error_stops_at_once(run, weather):
+    llm = ScriptedChatModel([APIStatusFault(401, "invalid api key sk-abcdefghijklmnop")] * 3)
+    result = run(create_agent(llm, [weather], **FAST))
+    assert result.stop_reason is StopReason.LLM_ERROR
+    assert len(llm.calls) == 1
+    assert result.error.error_class is ErrorClass.LLM_FATAL and "401" in result.error.message
+    assert "abcdefghijklmnop" not in result.error.message
+
+
+def test_context_too_long_trims_harder_and_tries_once(run, weather, act):
+    seen = []
+
+    def model(messages, tools):
+        seen.append(len(messages))
+        if len(seen) == 1:
+            return APIStatusFault(400, "This model's maximum context length is 128 tokens")
+        return act("final", "short")
+
+    result = run(create_agent(FunctionChatModel(model), [weather], **FAST))
+    assert result.stop_reason is StopReason.FINAL and len(seen) == 2 and result.loops == 1
+
+
+def test_a_hung_model_times_out_and_is_retried(run, weather, act):
+    state = {"n": 0}
+
+    def model(messages, tools):
+        state["n"] += 1
+        if state["n"] == 1:
+            time.sleep(1.0)
+        return act("final", "ok")
+
+    result = run(create_agent(FunctionChatModel(model), [weather], llm_timeout=0.2, **FAST))
+    assert result.stop_reason is StopReason.FINAL and state["n"] == 2 and result.loops == 1
+
+
+def test_classification_table():
+    import openai
+
+    assert classify_model_error(TimeoutError()).transient
+    assert classify_model_error(ConnectionResetError()).transient
+    assert not classify_model_error(ValueError("bad")).transient
+    for status, transient in ((408, True), (409, True), (429, True), (500, True), (503, True), (400, False), (401, False), (403, False), (404, False), (422, False)):
+        assert classify_model_error(APIStatusFault(status)).transient is transient, status
+    assert classify_model_error(openai.APIConnectionError(request=_request())).transient
+    assert classify_model_error(openai.APITimeoutError(request=_request())).transient
+
+
+def _request():
+    import httpx
+
+    return httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")

@@ -1,0 +1,172 @@
+"""The loop's contract: answers, exact loop bound, breaker, drift, re-prompts, budgets."""
+
+from __future__ import annotations
+
+import json
+
+from langchain_core.messages import HumanMessage
+
+from lcel_agent import ErrorClass, StopReason, create_agent, run_agent
+from lcel_agent.testing.fake import FunctionChatModel, ScriptedChatModel
+from lcel_agent.texts import FORMAT_REPROMPT
+
+
+def test_answer_after_a_tool_call(run, weather, calls, act):
+    llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "北京晴，25℃")])
+    result = run(create_agent(llm, [weather]))
+    assert result.stop_reason is StopReason.FINAL
+    assert result.output == "北京晴，25℃"
+    assert result.loops == 2 and len(result.steps) == 2
+    assert calls.items == [("get_weather", "北京")]
+    assert result.steps[0].observations[0].output.startswith("北京市天气")
+    assert result.usage.total_tokens == sum(s.usage.total_tokens for s in result.steps) > 0
+    assert result.error is None and result.input == "查询北京天气"
+
+
+def test_input_forms(run, weather, act):
+    for task in ("查询北京天气", {"input": "查询北京天气"}, HumanMessage(content="查询北京天气")):
+        llm = ScriptedChatModel([act("final", "ok")])
+        assert run(create_agent(llm, [weather]), task).input == "查询北京天气"
+
+
+def test_max_loops_is_exact_when_the_model_never_answers(run, weather, act):
+    cities = iter(f"城{i}" for i in range(100))
+    llm = FunctionChatModel(lambda messages, tools: act("get_weather", next(cities)))
+    result = run(create_agent(llm, [weather], max_loops=4))
+    assert result.stop_reason is StopReason.MAX_LOOPS
+    assert result.loops == 4 and len(llm.calls) == 4
+    assert result.error is not None and result.error.error_class is ErrorClass.LIMIT
+    assert "max_loops=4" in result.error.message
+
+
+def test_max_loops_is_exact_on_every_error_path(run, weather, act):
+    replies = ["not json", act("nope", "x"), act("get_weather", "火星"), act("get_weather", "爆炸")] * 5
+    llm = ScriptedChatModel(replies)
+    result = run(create_agent(llm, [weather], max_loops=7, max_errors=100))
+    assert result.loops == 7 and len(llm.calls) == 7
+    assert result.stop_reason is StopReason.MAX_LOOPS
+
+
+def test_breaker_stops_after_consecutive_errors(run, weather, act):
+    llm = ScriptedChatModel(["garbage", "more garbage", act("final", "never reached")])
+    result = run(create_agent(llm, [weather], max_errors=2))
+    assert result.stop_reason is StopReason.MAX_ERRORS
+    assert result.loops == 2 and result.output is None
+    assert result.error is not None
+    assert (result.error.step, result.error.stage, result.error.error_class) == (2, "clean_json", ErrorClass.FORMAT)
+
+
+def test_a_success_resets_the_breaker(run, weather, act):
+    replies = []
+    for i in range(4):
+        replies += ["garbage", act("get_weather", f"城{i}")]
+    llm = ScriptedChatModel([*replies, act("final", "done")])
+    result = run(create_agent(llm, [weather], max_errors=2, max_loops=20))
+    assert result.stop_reason is StopReason.FINAL and result.loops == 9
+
+
+def test_format_error_reprompts_without_the_parser_message(run, weather, act):
+    llm = ScriptedChatModel(['{"action": "get_weather", "action_input": ', act("final", "ok")])
+    result = run(create_agent(llm, [weather]))
+    assert result.stop_reason is StopReason.FINAL
+    second_prompt = llm.calls[1]
+    assert second_prompt[-1].content == FORMAT_REPROMPT
+    text = "\n".join(str(m.content) for m in second_prompt)
+    assert "Expecting" not in text and "no JSON" not in text
+    assert result.steps[0].error_class is ErrorClass.FORMAT
+
+
+def test_unknown_tool_lists_tools_and_suggests(run, weather, search, act):
+    llm = ScriptedChatModel([act("get_wether", "北京"), act("final", "ok")])
+    result = run(create_agent(llm, [weather, search]))
+    notice = result.steps[0].observations[0]
+    assert notice.error_class is ErrorClass.UNKNOWN_TOOL
+    assert "did you mean 'get_weather'" in notice.output.lower()
+    assert "get_weather, search_baidu" in notice.output
+    assert result.stop_reason is StopReason.FINAL
+
+
+def test_dict_input_is_coerced_for_a_string_tool(run, weather, calls, act):
+    llm = ScriptedChatModel([act("get_weather", {"action_input": "上海"}), act("final", "ok")])
+    result = run(create_agent(llm, [weather]))
+    assert calls.items == [("get_weather", "上海")]
+    assert result.steps[0].observations[0].ok
+
+
+def test_tool_errors_are_classified_not_fatal(run, weather, act):
+    llm = ScriptedChatModel([act("get_weather", "火星"), act("get_weather", "爆炸"), act("final", "sorry")])
+    result = run(create_agent(llm, [weather], max_errors=3))
+    assert [s.error_class for s in result.steps] == [ErrorClass.TOOL_FAILURE, ErrorClass.TOOL_FAILURE, None]
+    assert "boom" in result.steps[1].observations[0].output
+    assert "try another way" in result.steps[0].observations[0].output.lower()
+    assert result.stop_reason is StopReason.FINAL
+
+
+def test_drift_after_failure_nudges_once_then_stops(run, weather, calls, act):
+    llm = ScriptedChatModel([act("get_weather", "火星")] * 5)
+    result = run(create_agent(llm, [weather], max_errors=10))
+    assert result.stop_reason is StopReason.DRIFT
+    assert result.loops == 3
+    assert calls.items == [("get_weather", "火星")]  # the repeats were never run
+    assert result.steps[1].error_class is ErrorClass.DRIFT
+    assert "repeated" in llm.calls[2][-1].content
+    assert result.error is not None and result.error.error_class is ErrorClass.DRIFT
+
+
+def test_repeating_a_success_whose_result_is_in_memory_is_drift(run, weather, calls, act):
+    llm = ScriptedChatModel([act("get_weather", "北京"), act("get_weather", "北京"), act("final", "北京晴")])
+    result = run(create_agent(llm, [weather], max_errors=3))
+    assert calls.items == [("get_weather", "北京")]
+    assert result.steps[1].error_class is ErrorClass.DRIFT
+    assert result.stop_reason is StopReason.FINAL
+
+
+def test_oscillation_is_drift(run, weather, search, act):
+    llm = ScriptedChatModel([act("get_weather", "北京"), act("search_baidu", "台风")] * 4)
+    result = run(create_agent(llm, [weather, search], max_errors=10, max_loops=10))
+    assert result.stop_reason is StopReason.DRIFT
+    assert result.loops == 4
+
+
+def test_token_budget_stops_with_budget(run, weather, act):
+    cities = iter(f"城{i}" for i in range(100))
+    llm = FunctionChatModel(lambda messages, tools: act("get_weather", next(cities)))
+    result = run(create_agent(llm, [weather], token_budget=600, max_loops=50))
+    assert result.stop_reason is StopReason.BUDGET
+    assert result.usage.total_tokens >= 600
+    assert result.usage.total_tokens - result.steps[-1].usage.total_tokens < 600
+    assert "token_budget" in result.error.message
+
+
+def test_time_budget_stops_with_budget(run, weather, act):
+    import time
+
+    def slow(messages, tools):
+        time.sleep(0.05)
+        return act("get_weather", f"城{len(messages)}")
+
+    result = run(create_agent(FunctionChatModel(slow), [weather], time_budget=0.12, max_loops=50))
+    assert result.stop_reason is StopReason.BUDGET and 2 <= result.loops <= 4
+
+
+def test_run_agent_returns_the_articles_strings(weather, act):
+    assert run_agent("q", ScriptedChatModel([act("final", "答案")]), [weather]) == "答案"
+    looping = FunctionChatModel(lambda m, t: act("get_weather", f"城{len(m)}"))
+    assert run_agent("q", looping, [weather], max_loops=2) == "ERROR: 达到最大循环次数2次，未完成任务"
+    failing = run_agent("q", ScriptedChatModel(["x", "y"]), [weather])
+    assert failing.startswith("ERROR: 连续2次错误")
+
+
+def test_memory_template_is_not_shared_between_runs(weather, act):
+    from lcel_agent import SlidingWindowMemory
+
+    template = SlidingWindowMemory(max_tokens=800)
+    agent = create_agent(FunctionChatModel(lambda m, t: act("final", m[1].content)), [weather], memory=template)
+    first, second = agent.invoke("任务一"), agent.invoke("任务二")
+    assert (first.output, second.output) == ("任务一", "任务二")
+    assert template.messages == [] and len(second.messages) == 3
+
+
+def test_final_answer_object_becomes_json_text(run, weather, act):
+    result = run(create_agent(ScriptedChatModel([act("final", {"北京": "晴"})]), [weather]))
+    assert json.loads(result.output) == {"北京": "晴"}

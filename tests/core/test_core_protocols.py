@@ -1,0 +1,195 @@
+"""Parallel actions, native tool calls, fallbacks, call limits, the forced last answer, timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+
+import pytest
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import tool
+
+from lcel_agent import ErrorClass, StopReason, create_agent
+from lcel_agent.testing.fake import FunctionChatModel, ScriptedChatModel
+
+
+def acts(*pairs):
+    return json.dumps([{"action": a, "action_input": v} for a, v in pairs], ensure_ascii=False)
+
+
+@pytest.fixture
+def slow_weather():
+    """A weather tool that takes 0.3 s and records how many calls overlap."""
+    state = {"now": 0, "peak": 0}
+    lock = threading.Lock()
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Weather of a city."""
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        time.sleep(0.3)
+        with lock:
+            state["now"] -= 1
+        if city == "火星":
+            return "ERROR: no such city"
+        return f"{city}市天气：晴"
+
+    get_weather.metadata = {"state": state}
+    return get_weather
+
+
+def test_parallel_actions_run_concurrently_in_order(run, slow_weather, act):
+    llm = ScriptedChatModel([acts(("get_weather", "北京"), ("get_weather", "火星"), ("get_weather", "上海")), act("final", "ok")])
+    result = run(create_agent(llm, [slow_weather]))
+    obs = result.steps[0].observations
+    assert [o.action.tool_input for o in obs] == ["北京", "火星", "上海"]
+    assert [o.ok for o in obs] == [True, False, True]  # one failure loses nothing of the others
+    assert result.steps[0].error is None  # a batch with a success is a success
+    assert slow_weather.metadata["state"]["peak"] == 3
+    assert "北京市天气" in llm.calls[1][-1].content and "上海市天气" in llm.calls[1][-1].content
+
+
+def test_parallel_off_runs_one_at_a_time(run, slow_weather, act):
+    llm = ScriptedChatModel([acts(("get_weather", "北京"), ("get_weather", "上海")), act("final", "ok")])
+    result = run(create_agent(llm, [slow_weather], parallel_tool_calls=False))
+    assert slow_weather.metadata["state"]["peak"] == 1
+    assert [o.ok for o in result.steps[0].observations] == [True, True]
+
+
+def test_final_mixed_with_tools_is_a_format_error(run, weather, act):
+    llm = ScriptedChatModel([acts(("get_weather", "北京"), ("final", "x")), act("final", "ok")])
+    result = run(create_agent(llm, [weather]))
+    assert result.steps[0].error_class is ErrorClass.FORMAT and result.stop_reason is StopReason.FINAL
+
+
+def test_reserve_final_answer_keeps_the_exact_bound(run, weather, act, calls):
+    def model(messages, tools):
+        if "last allowed step" in str(messages[-1].content):
+            return act("final", "best effort")
+        return act("get_weather", f"城{len(messages)}")
+
+    llm = FunctionChatModel(model)
+    result = run(create_agent(llm, [weather], max_loops=3, reserve_final_answer=True))
+    assert len(llm.calls) == 3 and result.loops == 3
+    assert result.stop_reason is StopReason.MAX_LOOPS and result.forced and result.output == "best effort"
+    assert len(calls.items) == 2 and result.steps[-1].forced
+
+
+def test_reserved_loop_runs_no_tool(run, weather, act, calls):
+    llm = FunctionChatModel(lambda m, t: act("get_weather", f"城{len(m)}"))
+    result = run(create_agent(llm, [weather], max_loops=2, reserve_final_answer=True))
+    assert len(calls.items) == 1 and result.loops == 2
+    assert result.output is None and result.stop_reason is StopReason.MAX_LOOPS
+    assert "did not give a final answer" in result.error.message
+
+
+def test_tool_call_limits_refuse_and_count(run, weather, act, calls):
+    llm = ScriptedChatModel([act("get_weather", "北京"), act("get_weather", "上海"), act("final", "ok")])
+    result = run(create_agent(llm, [weather], tool_call_limits={"get_weather": 1}, max_errors=3))
+    assert calls.items == [("get_weather", "北京")]
+    assert result.steps[1].error_class is ErrorClass.TOOL_LIMIT
+    assert "at most 1 times" in result.steps[1].observations[0].output
+
+
+def test_fallback_tool_stands_in_with_the_same_input(run, weather, act):
+    @tool
+    def backup_weather(city: str) -> str:
+        """Second source."""
+        return f"{city}: cloudy (backup)"
+
+    llm = ScriptedChatModel([act("get_weather", "火星"), act("final", "ok")])
+    result = run(create_agent(llm, [weather], fallback_tools={"get_weather": backup_weather}))
+    obs = result.steps[0].observations[0]
+    assert obs.ok and obs.tool == "backup_weather" and obs.output == "火星: cloudy (backup)" and obs.attempts == 2
+
+
+def test_a_hanging_tool_is_abandoned_at_its_timeout(run, act):
+    @tool
+    def hang(x: str) -> str:
+        """Never returns in time."""
+        time.sleep(2)
+        return "late"
+
+    llm = ScriptedChatModel([act("hang", "x"), act("final", "gave up")])
+    started = time.monotonic()
+    result = run(create_agent(llm, [hang], tool_timeout=0.2))
+    assert time.monotonic() - started < 1.5
+    assert result.steps[0].error_class is ErrorClass.TOOL_TIMEOUT and result.output == "gave up"
+
+
+def test_idempotent_tool_is_retried_after_a_timeout(run, act):
+    state = {"n": 0}
+
+    @tool
+    def flaky(x: str) -> str:
+        """Slow the first time."""
+        state["n"] += 1
+        if state["n"] == 1:
+            time.sleep(1)
+        return "fine"
+
+    flaky.metadata = {"idempotent": True}
+    llm = ScriptedChatModel([act("flaky", "x"), act("final", "ok")])
+    result = run(create_agent(llm, [flaky], tool_timeout=0.2))
+    obs = result.steps[0].observations[0]
+    assert obs.ok and obs.attempts == 2
+
+
+def tool_calling_model():
+    def reply(messages, tools):
+        assert [t["function"]["name"] for t in tools] == ["get_weather"] or not tools
+        done = [m for m in messages if isinstance(m, ToolMessage)]
+        if not done:
+            return AIMessage(content="", tool_calls=[
+                {"name": "get_weather", "args": {"city": "北京"}, "id": "c1"},
+                {"name": "get_weather", "args": {"city": "上海"}, "id": "c2"},
+            ])
+        return AIMessage(content="北京、上海都晴：" + " / ".join(str(m.content) for m in done))
+
+    return FunctionChatModel(reply)
+
+
+def test_native_tool_calling_protocol(run, weather):
+    llm = tool_calling_model()
+    result = run(create_agent(llm, [weather], protocol="tool_calling"))
+    assert result.stop_reason is StopReason.FINAL
+    assert "北京市天气" in result.output and "上海市天气" in result.output
+    window = result.messages
+    tool_messages = [m for m in window if isinstance(m, ToolMessage)]
+    assert [m.tool_call_id for m in tool_messages] == ["c1", "c2"]
+    # The system prompt does not describe the JSON format in this protocol.
+    assert "action_input" not in window[0].content
+
+
+def test_tool_calling_needs_bind_tools(weather):
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from lcel_agent import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="tool calling"):
+        create_agent(FakeListChatModel(responses=["x"]), [weather], protocol="tool_calling")
+
+
+def test_cancelling_ainvoke_stops_promptly(act):
+    @tool
+    async def wait(x: str) -> str:
+        """Waits long."""
+        await asyncio.sleep(10)
+        return "late"
+
+    agent = create_agent(ScriptedChatModel([act("wait", "x")]), [wait])
+
+    async def main() -> float:
+        task = asyncio.create_task(agent.ainvoke("q"))
+        await asyncio.sleep(0.2)
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - started
+
+    assert asyncio.run(main()) < 1.0
