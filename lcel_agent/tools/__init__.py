@@ -1,0 +1,41 @@
+"""Tools for agents: Amap weather, Baidu search, and helpers for writing safe tools.
+
+Every tool here answers with a string; a failure is a string starting with
+``ERROR:`` (the article's convention), never an exception::
+
+    from lcel_agent.tools import get_weather, safe_tool, search_baidu
+
+    get_weather.invoke("北京")                # needs AMAP_KEY
+    search_baidu.invoke({"query": "台风最新路径"})
+
+    @safe_tool(timeout=5, idempotent=True)
+    def my_tool(text: str) -> str:
+        \"\"\"What the model should know about my_tool.\"\"\"
+        ...
+
+``tool.metadata`` carries ``{"idempotent": bool, "timeout": float | None}``,
+which the dispatcher uses to decide retries and time limits.
+"""
+
+from lcel_agent.tools._args import SingleArgInput, SingleArgTool, coerce_single_arg
+from lcel_agent.tools._output import is_error_result, stringify_output, truncate_output
+from lcel_agent.tools.baidu import BaiduSearchTool, SearchInput, search_baidu
+from lcel_agent.tools.safe import SafeTool, safe_tool
+from lcel_agent.tools.weather import WeatherInput, WeatherTool, get_weather
+
+__all__ = [
+    "BaiduSearchTool",
+    "SafeTool",
+    "SearchInput",
+    "SingleArgInput",
+    "SingleArgTool",
+    "WeatherInput",
+    "WeatherTool",
+    "coerce_single_arg",
+    "get_weather",
+    "is_error_result",
+    "safe_tool",
+    "search_baidu",
+    "stringify_output",
+    "truncate_output",
+]

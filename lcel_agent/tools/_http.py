@@ -1,0 +1,182 @@
+"""HTTP plumbing shared by the built-in tools: sessions, one retry, deadlines, quiet logs.
+
+``fetch`` never raises for a network problem: it returns the response (a
+status below 500) or an ``ERROR:`` string with every secret redacted::
+
+    answer = fetch("Amap", url, params={"city": "北京", "key": key},
+                   attempt_timeout=5, time_limit=12)
+    if isinstance(answer, str):
+        return answer              # "ERROR: ..."
+
+Importing this module also installs a logging filter on urllib3's loggers:
+urllib3 logs every request line at DEBUG *with its query string*, which is
+where Amap's key travels.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import requests
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    retry_if_result,
+    stop_after_attempt,
+    wait_fixed,
+)
+from tenacity.stop import stop_base
+
+from lcel_agent._redact import redact
+
+__all__ = ["BROWSER_USER_AGENT", "USER_AGENT", "fetch", "install_log_redaction", "session"]
+
+USER_AGENT = "lcel-agent/0.1 (+python-requests)"
+"""Sent to APIs, so their operators can tell this library's traffic apart."""
+
+BROWSER_USER_AGENT = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 "
+    "(KHTML, like Gecko) Chrome/124.0 Safari/537.36"
+)
+"""Sent to web pages (Baidu), which serve a verification page to unknown clients."""
+
+_URLLIB3_LOGGERS = (
+    "urllib3.connectionpool",
+    "urllib3.poolmanager",
+    "urllib3.connection",
+    "urllib3.response",
+    "urllib3.util.retry",
+)
+_MAX_REASON_CHARS = 300
+
+_local = threading.local()
+
+
+def session() -> requests.Session:
+    """This thread's ``requests.Session``: pooled connections, no sharing across threads."""
+    current: requests.Session | None = getattr(_local, "session", None)
+    if current is None:
+        current = requests.Session()
+        _local.session = current
+    return current
+
+
+class _RedactingFilter(logging.Filter):
+    """Rewrites a record's message with secrets masked; never drops a record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record is the logging module's business
+            return True
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+_FILTER = _RedactingFilter()
+
+
+def install_log_redaction() -> None:
+    """Mask secrets in urllib3's log records (idempotent; done on import)."""
+    for name in _URLLIB3_LOGGERS:
+        logger = logging.getLogger(name)
+        if _FILTER not in logger.filters:
+            logger.addFilter(_FILTER)
+
+
+install_log_redaction()
+
+
+def _is_transient(exc: BaseException) -> bool:
+    return isinstance(exc, requests.Timeout | requests.ConnectionError)
+
+
+def _is_server_error(response: Any) -> bool:
+    return isinstance(response, requests.Response) and response.status_code >= 500
+
+
+class _StopNear(stop_base):
+    """Stop retrying when the next attempt could not start before the deadline."""
+
+    def __init__(self, deadline: float, wait: float) -> None:
+        self.deadline, self.wait = deadline, wait
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return time.monotonic() + self.wait >= self.deadline
+
+
+def _short_reason(exc: BaseException) -> str:
+    reason = redact(str(exc) or type(exc).__name__)
+    if len(reason) > _MAX_REASON_CHARS:
+        reason = reason[: _MAX_REASON_CHARS - 1] + "…"
+    return reason
+
+
+def fetch(
+    service: str,
+    url: str,
+    *,
+    params: Mapping[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
+    attempt_timeout: float,
+    time_limit: float,
+    attempts: int = 2,
+    retry_wait: float = 0.2,
+    allow_redirects: bool = True,
+) -> requests.Response | str:
+    """GET ``url``, retrying timeouts, connection errors and 5xx, within ``time_limit``.
+
+    ``attempts`` counts the first try. Each attempt waits at most
+    ``attempt_timeout`` seconds and never past the deadline; no retry starts
+    once the deadline is too close for it. Returns the response (any status
+    below 500) or an ``ERROR:`` string naming ``service``.
+    """
+    deadline = time.monotonic() + time_limit
+
+    retrying = Retrying(
+        stop=stop_after_attempt(attempts) | _StopNear(deadline, retry_wait),
+        wait=wait_fixed(retry_wait),
+        retry=retry_if_exception(_is_transient) | retry_if_result(_is_server_error),
+        retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
+        reraise=True,
+    )
+
+    def attempt() -> requests.Response:
+        timeout = max(0.001, min(attempt_timeout, deadline - time.monotonic()))
+        return session().get(
+            url,
+            params=params,
+            headers=dict(headers or {}),
+            timeout=timeout,
+            allow_redirects=allow_redirects,
+        )
+
+    started = time.monotonic()
+    try:
+        response = retrying(attempt)
+    except requests.Timeout:
+        return (
+            f"ERROR: {service} did not answer in time "
+            f"({_tries(retrying)}, {time.monotonic() - started:.1f} s)"
+        )
+    except requests.ConnectionError as exc:
+        return f"ERROR: could not connect to {service} ({_tries(retrying)}): {_short_reason(exc)}"
+    except requests.RequestException as exc:
+        return f"ERROR: request to {service} failed: {_short_reason(exc)}"
+    if not isinstance(response, requests.Response):  # retry_error_callback saw no outcome
+        return f"ERROR: request to {service} failed"
+    if response.status_code >= 500:
+        return f"ERROR: {service} answered HTTP {response.status_code} ({_tries(retrying)})"
+    return response
+
+
+def _tries(retrying: Retrying) -> str:
+    count = int(retrying.statistics.get("attempt_number", 1))
+    return "1 attempt" if count == 1 else f"{count} attempts"

@@ -1,0 +1,80 @@
+"""Turn whatever a tool returned into bounded text the model may read.
+
+The dispatcher and :func:`lcel_agent.tools.safe_tool` share these helpers::
+
+    from lcel_agent.tools import is_error_result, stringify_output, truncate_output
+
+    text = truncate_output(stringify_output(raw), 20_000)
+    if is_error_result(text):
+        ...  # the tool failed: the ``ERROR:`` convention of the article
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+__all__ = ["ERROR_PREFIX", "is_error_result", "stringify_output", "truncate_output"]
+
+ERROR_PREFIX = "ERROR:"
+"""A tool result starting with this (after leading whitespace) means failure."""
+
+
+def is_error_result(value: Any) -> bool:
+    """Whether ``value`` is a failed tool result: a string starting with ``ERROR:``.
+
+    Leading whitespace is ignored. A message (e.g. a ``ToolMessage``) is judged
+    by its string content; anything else is not an error result.
+    """
+    if isinstance(value, BaseMessage):
+        value = value.content
+    return isinstance(value, str) and value.lstrip().startswith(ERROR_PREFIX)
+
+
+def stringify_output(value: Any) -> str:
+    """Render a tool's return value as text.
+
+    Strings pass through, a message gives its content, JSON-serialisable values
+    become JSON (``ensure_ascii=False``, so Chinese stays readable and short),
+    and anything else falls back to ``str()``.
+    """
+    if isinstance(value, BaseMessage):
+        value = value.content
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _marker(removed: int) -> str:
+    return f"\n…[truncated {removed:,} characters]…\n"
+
+
+def truncate_output(text: str, max_chars: int) -> str:
+    """Cut ``text`` to at most ``max_chars`` characters, keeping its head and tail.
+
+    The middle is replaced by a marker such as
+    ``"\\n…[truncated 12,345 characters]…\\n"`` naming how many characters of
+    ``text`` were dropped; the marker counts toward ``max_chars``. When
+    ``max_chars`` is too small to hold the marker, the head alone is kept.
+    """
+    if max_chars < 0:
+        raise ValueError(f"max_chars must be >= 0, got {max_chars}")
+    if len(text) <= max_chars:
+        return text
+    # The marker's length depends on the count it reports; two rounds settle it
+    # because the count only shrinks as the marker grows.
+    keep = max_chars
+    for _ in range(3):
+        marker = _marker(len(text) - keep)
+        keep = max_chars - len(marker)
+    if keep < 2:
+        return text[:max_chars]
+    marker = _marker(len(text) - keep)
+    head = (keep + 1) // 2
+    tail = keep - head
+    return text[:head] + marker + (text[-tail:] if tail else "")
