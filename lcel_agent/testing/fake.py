@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
@@ -32,10 +32,10 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from ..tokens import count_message, estimate_tokens
 
-__all__ = ["APIStatusFault", "FunctionChatModel", "Reply", "ScriptedChatModel"]
+__all__ = ["APIStatusFault", "FakeReply", "FunctionChatModel", "ScriptedChatModel"]
 
 #: What a fake model may return: text, a message, or an exception to raise.
-Reply = str | AIMessage | BaseException
+FakeReply = str | AIMessage | BaseException
 
 
 class APIStatusFault(Exception):
@@ -66,15 +66,15 @@ class FunctionChatModel(BaseChatModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    fn: Callable[[list[BaseMessage], list[dict[str, Any]]], Reply]
+    fn: Callable[[list[BaseMessage], list[dict[str, Any]]], FakeReply]
     tools: list[dict[str, Any]] = Field(default_factory=list)
     _calls: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(
-        self, fn: Callable[[list[BaseMessage], list[dict[str, Any]]], Reply], **kwargs: Any
+        self, fn: Callable[[list[BaseMessage], list[dict[str, Any]]], FakeReply], **kwargs: Any
     ) -> None:
-        super().__init__(fn=fn, **kwargs)
+        super().__init__(**{"fn": fn, **kwargs})
 
     @property
     def _llm_type(self) -> str:
@@ -85,7 +85,7 @@ class FunctionChatModel(BaseChatModel):
         """The messages of every call so far."""
         return list(self._calls)
 
-    def _reply(self, messages: list[BaseMessage]) -> Reply:
+    def _reply(self, messages: list[BaseMessage]) -> FakeReply:
         return self.fn(messages, self.tools)
 
     def _generate(
@@ -97,7 +97,7 @@ class FunctionChatModel(BaseChatModel):
     ) -> ChatResult:
         with self._lock:
             self._calls.append(list(messages))
-            reply = self._reply(messages)
+        reply = self._reply(messages)  # outside the lock: a slow fn must not block retries
         if isinstance(reply, BaseException):
             raise reply
         message = _to_message(reply).model_copy()
@@ -111,8 +111,12 @@ class FunctionChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def bind_tools(
-        self, tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool], **kwargs: Any
-    ) -> Runnable[Any, BaseMessage]:
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
         """A copy of this model that sees ``tools`` (OpenAI format) and shares its script."""
         copy = self.model_copy(update={"tools": [convert_to_openai_tool(t) for t in tools]})
         copy._calls = self._calls
@@ -127,20 +131,21 @@ class FunctionChatModel(BaseChatModel):
 class ScriptedChatModel(FunctionChatModel):
     """A chat model that plays ``replies`` in order; past the end it raises ``IndexError``."""
 
-    replies: list[Reply] = Field(default_factory=list)
+    replies: list[Any] = Field(default_factory=list)  # Any: pydantic must not coerce exceptions
     _position: list[int] = PrivateAttr(default_factory=lambda: [0])
 
-    def __init__(self, replies: Sequence[Reply], **kwargs: Any) -> None:
+    def __init__(self, replies: Sequence[FakeReply], **kwargs: Any) -> None:
         super().__init__(fn=lambda messages, tools: "", replies=list(replies), **kwargs)
 
-    def _reply(self, messages: list[BaseMessage]) -> Reply:
+    def _reply(self, messages: list[BaseMessage]) -> FakeReply:
         index = self._position[0]
         if index >= len(self.replies):
             return IndexError(
                 f"ScriptedChatModel ran out of replies after {len(self.replies)} calls"
             )
         self._position[0] += 1
-        return self.replies[index]
+        reply: FakeReply = self.replies[index]
+        return reply
 
     def _share_with(self, copy: FunctionChatModel) -> None:
         if isinstance(copy, ScriptedChatModel):

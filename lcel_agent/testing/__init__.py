@@ -1,0 +1,52 @@
+"""Test your agents without a paid API: fakes, a simulated OpenAI server, fake services.
+
+* :class:`FunctionChatModel`, :class:`ScriptedChatModel`: in-process chat models.
+* :class:`SimulatedOpenAIServer`: an OpenAI-compatible server on 127.0.0.1, with
+  scripted or function policies, fault injection (:class:`Fault`, :class:`FaultProfile`)
+  and latency, for the real ``ChatOpenAI`` and ``openai`` clients.
+* :class:`ArticleTaskModel`: a simulated model for the article's task, with noise.
+* :class:`FakeAmapServer`, :class:`FakeBaiduServer`, :func:`use_services`: the
+  weather and search services the bundled tools talk to.
+
+Pytest fixtures: ``pytest_plugins = ["lcel_agent.testing.fixtures"]``.
+"""
+
+from .article import (
+    ADCODES,
+    ARTICLE_TASK,
+    LONG_TASK,
+    ArticleTaskModel,
+    NoiseProfile,
+    WeatherSearchTask,
+)
+from .fake import APIStatusFault, FunctionChatModel, ScriptedChatModel
+from .faults import Fault, FaultProfile, FaultSpec, Latency
+from .policies import Reply, ScriptedPolicy, ScriptExhaustedError
+from .server import RecordedRequest, SimulatedOpenAIServer, completion_tokens, prompt_tokens
+from .services import FakeAmapServer, FakeBaiduServer, use_services
+
+__all__ = [
+    "ADCODES",
+    "ARTICLE_TASK",
+    "LONG_TASK",
+    "APIStatusFault",
+    "ArticleTaskModel",
+    "FakeAmapServer",
+    "FakeBaiduServer",
+    "Fault",
+    "FaultProfile",
+    "FaultSpec",
+    "FunctionChatModel",
+    "Latency",
+    "NoiseProfile",
+    "RecordedRequest",
+    "Reply",
+    "ScriptExhaustedError",
+    "ScriptedChatModel",
+    "ScriptedPolicy",
+    "SimulatedOpenAIServer",
+    "WeatherSearchTask",
+    "completion_tokens",
+    "prompt_tokens",
+    "use_services",
+]

@@ -1,0 +1,357 @@
+"""The HTTP side of :class:`~lcel_agent.testing.server.SimulatedOpenAIServer`: the request
+handler, the wire format of completions and server-sent events, and the token counts."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
+
+from lcel_agent._redact import redact
+from lcel_agent.testing.faults import Fault, FaultSpec, error_body, status_response
+from lcel_agent.testing.policies import Reply
+
+if TYPE_CHECKING:
+    from lcel_agent.testing.server import SimulatedOpenAIServer
+
+__all__ = ["Counter", "RecordedRequest", "completion_tokens", "prompt_tokens"]
+
+Counter = Callable[[str], int]
+
+
+def _text(content: Any) -> str:
+    """The text of a message ``content``: a string or a list of ``{"type": "text"}`` parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    return ""
+
+
+def prompt_tokens(
+    messages: Iterable[Mapping[str, Any]], tools: list[Any] | None, count: Counter
+) -> int:
+    """Prompt tokens as the server reports them (OpenAI's published recipe).
+
+    Per message: 3 + tokens of the role, the text, the ``name`` (+1) and each tool call's
+    name and arguments; plus 3 priming the reply; plus the tokens of ``json.dumps(tools)``.
+    """
+    total = 3
+    for message in messages:
+        total += 3 + count(str(message.get("role", ""))) + count(_text(message.get("content")))
+        if message.get("name"):
+            total += 1 + count(str(message["name"]))
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            total += count(str(function.get("name", ""))) + count(
+                str(function.get("arguments", ""))
+            )
+    if tools:
+        total += count(json.dumps(tools, ensure_ascii=False))
+    return total
+
+
+def completion_tokens(reply: Reply, count: Counter) -> int:
+    """Completion tokens: the text plus each tool call's name and arguments."""
+    total = count(reply.content or "")
+    for index, call in enumerate(reply.tool_calls):
+        total += count(str(call["name"])) + count(reply.arguments_json(index))
+    return total
+
+
+@dataclass
+class RecordedRequest:
+    """One request the server received, and what it did with it (see ``srv.requests``)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Request headers, lower-cased names; the ``authorization`` value is masked."""
+    body: dict[str, Any] | None
+    """The parsed JSON body (None for GET or an unreadable body)."""
+    authorized: bool | None = None
+    """Whether the bearer key matched ``require_key`` (None when no key is required)."""
+    status: int | None = None
+    """HTTP status sent; None while pending and for a hang or a drop."""
+    fault: Fault | None = None
+    """The fault this request got, if any."""
+    reply: Reply | None = None
+    """The reply sent (after ``stop``/``max_tokens`` cuts)."""
+    usage: dict[str, int] | None = None
+    """The usage numbers sent."""
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The request's messages (empty if none)."""
+        return list((self.body or {}).get("messages") or [])
+
+    @property
+    def tools(self) -> list[dict[str, Any]] | None:
+        """The request's tools, or None."""
+        return (self.body or {}).get("tools") or None
+
+    @property
+    def stream(self) -> bool:
+        """Whether the client asked for a stream."""
+        return bool((self.body or {}).get("stream"))
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    # Do not join handler threads on close: a HANG may be sleeping in one.
+    block_on_close = False
+    sim: SimulatedOpenAIServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gives up (timeout, cancel) resets the socket: not worth a traceback.
+        pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # Without this, Nagle's algorithm and delayed ACKs add ~40 ms to every response.
+    disable_nagle_algorithm = True
+    server: _HTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    # -- routing ---------------------------------------------------------------------------
+
+    def _serve(self, method: str) -> None:
+        sim = self.server.sim
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        if "authorization" in headers:
+            headers["authorization"] = "Bearer ***"
+        rec = RecordedRequest(method, self.path, headers, body if isinstance(body, dict) else None)
+        self._id = sim._record(rec)
+        self._rec = rec
+        try:
+            if sim.require_key is not None:
+                rec.authorized = self.headers.get("Authorization") == f"Bearer {sim.require_key}"
+                if not rec.authorized:
+                    return self._fault(FaultSpec(Fault.AUTH))
+            path = self.path.split("?", 1)[0].rstrip("/")
+            if method == "GET" and path.endswith("/models"):
+                created = int(time.time())
+                data = [{"id": sim.model, "object": "model", "created": created, "owned_by": "sim"}]
+                return self._json(200, {"object": "list", "data": data})
+            if method == "POST" and path.endswith("/chat/completions"):
+                return self._chat(rec.body)
+            self._json(
+                404,
+                error_body(f"Unknown URL {method} {path}", "invalid_request_error", "unknown_url"),
+            )
+        except OSError:
+            pass  # the client went away mid-answer
+
+    def _chat(self, body: dict[str, Any] | None) -> None:
+        sim = self.server.sim
+        if body is None or not isinstance(body.get("messages"), list):
+            msg = "The body must be a JSON object with a 'messages' list."
+            return self._json(400, error_body(msg, "invalid_request_error", None, "messages"))
+        spec = sim._next_fault()
+        if spec is not None:
+            return self._fault(spec, body)
+        messages, tools = body["messages"], body.get("tools")
+        used = prompt_tokens(messages, tools, sim.count)
+        if sim.context_limit is not None and used > sim.context_limit:
+            message = (
+                f"This model's maximum context length is {sim.context_limit} tokens. However, "
+                f"your messages resulted in {used} tokens. Please reduce the length of the messages."
+            )
+            return self._fault(FaultSpec(Fault.CONTEXT_TOO_LONG, message=message), body)
+        try:
+            answer = sim._ask_policy(messages, tools)
+        except Exception as exc:  # the policy is test code: report its failure as a 500
+            message = redact(f"simulated model policy failed: {type(exc).__name__}: {exc}")
+            return self._json(500, error_body(message, "server_error", None))
+        if isinstance(answer, FaultSpec):
+            return self._fault(answer, body)
+        reply = self._cut(answer, body)
+        out = completion_tokens(reply, sim.count)
+        usage = {"prompt_tokens": used, "completion_tokens": out, "total_tokens": used + out}
+        self._rec.reply, self._rec.usage = reply, usage
+        if body.get("stream"):
+            return self._stream(reply, usage, body)
+        self._sleep(sim.latency.total(out))
+        self._json(200, self._completion(reply, usage, body))
+
+    # -- replies ---------------------------------------------------------------------------
+
+    def _cut(self, reply: Reply, body: dict[str, Any]) -> Reply:
+        """Apply ``stop`` and ``max_tokens`` to the text, as OpenAI does."""
+        text, finish = reply.content, reply.finish_reason
+        stops = body.get("stop") or []
+        for stop in [stops] if isinstance(stops, str) else stops:
+            if text is not None and stop and stop in text:
+                text = text[: text.index(stop)]
+        limit = body.get("max_completion_tokens") or body.get("max_tokens")
+        count = self.server.sim.count
+        if text and isinstance(limit, int) and not reply.tool_calls and count(text) > limit:
+            lo, hi = 0, len(text)  # the longest prefix within the limit
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if count(text[:mid]) <= limit else (lo, mid - 1)
+            text, finish = text[:lo], "length"
+        return Reply(content=text, tool_calls=reply.tool_calls, finish_reason=finish)
+
+    def _head(self, body: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": f"chatcmpl-{self._id}",
+            "created": int(time.time()),
+            "model": body.get("model") or self.server.sim.model,
+            "system_fingerprint": "fp_simulated",
+        }
+
+    def _wire_calls(self, reply: Reply) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": str(call.get("id") or f"call_{self._id}_{i}"),
+                "type": "function",
+                "function": {"name": call["name"], "arguments": reply.arguments_json(i)},
+            }
+            for i, call in enumerate(reply.tool_calls)
+        ]
+
+    def _completion(
+        self, reply: Reply | None, usage: dict[str, int], body: dict[str, Any]
+    ) -> dict[str, Any]:
+        choices = []
+        if reply is not None:
+            message: dict[str, Any] = {
+                "role": "assistant",
+                "content": reply.content,
+                "refusal": None,
+            }
+            if reply.tool_calls:
+                message["tool_calls"] = self._wire_calls(reply)
+            choices.append(
+                {"index": 0, "message": message, "logprobs": None, "finish_reason": reply.finish}
+            )
+        return {**self._head(body), "object": "chat.completion", "choices": choices, "usage": usage}
+
+    def _stream(self, reply: Reply | None, usage: dict[str, int], body: dict[str, Any]) -> None:
+        sim = self.server.sim
+        with_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        head = {**self._head(body), "object": "chat.completion.chunk"}
+        if with_usage:
+            head["usage"] = None
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+            return {**head, "choices": [choice]}
+
+        self._start_stream()
+        self._sleep(sim.latency.fixed)
+        if reply is not None:
+            first = {"role": "assistant", "content": "" if reply.content is not None else None}
+            self._event(chunk(first))
+            for piece in _pieces(reply.content or ""):
+                self._sleep(sim.latency.per_output_token * sim.count(piece))
+                self._event(chunk({"content": piece}))
+            for i, call in enumerate(self._wire_calls(reply)):
+                fn = call["function"]
+                opening = {"index": i, "id": call["id"], "type": "function"}
+                opening["function"] = {"name": fn["name"], "arguments": ""}
+                self._event(chunk({"tool_calls": [opening]}))
+                for piece in _pieces(fn["arguments"]):
+                    self._sleep(sim.latency.per_output_token * sim.count(piece))
+                    self._event(
+                        chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
+                    )
+            self._event(chunk({}, reply.finish))
+        if with_usage:
+            self._event({**head, "choices": [], "usage": usage})
+        self._write_chunk(b"data: [DONE]\n\n")
+        self._write_chunk(b"")
+
+    # -- faults ----------------------------------------------------------------------------
+
+    def _fault(self, spec: FaultSpec, body: dict[str, Any] | None = None) -> None:
+        sim = self.server.sim
+        self._rec.fault = spec.fault
+        default_retry = sim.sampler.profile.retry_after if sim.sampler is not None else 1.0
+        answer = status_response(spec, default_retry)
+        if answer is not None:
+            status, payload, headers = answer
+            return self._json(status, payload, headers)
+        body = body or {}
+        if spec.fault is Fault.HANG:
+            sim._closing.wait(sim.hang_seconds if spec.hang_seconds is None else spec.hang_seconds)
+            return self._drop()
+        if spec.fault is Fault.DROP:
+            return self._drop()
+        usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        if spec.fault is Fault.EMPTY_CHOICES:
+            if body.get("stream"):
+                return self._stream(None, usage, body)
+            return self._json(200, self._completion(None, usage, body))
+        # MALFORMED: the start of a valid answer, cut off.
+        broken = json.dumps(self._completion(Reply(content="ok"), usage, body))[:40]
+        if body.get("stream"):
+            self._start_stream()
+            self._write_chunk(f"data: {broken}\n\n".encode())
+            self._write_chunk(b"data: [DONE]\n\n")
+            return self._write_chunk(b"")
+        self._send(200, broken.encode(), {"Content-Type": "application/json"})
+
+    def _drop(self) -> None:
+        self._rec.status = None
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    # -- the wire --------------------------------------------------------------------------
+
+    def _sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            self.server.sim._closing.wait(seconds)
+
+    def _send(self, status: int, data: bytes, headers: Mapping[str, str]) -> None:
+        self._rec.status = status
+        self.send_response(status)
+        for name, value in {**headers, "Content-Length": str(len(data))}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode()
+        self._send(status, data, {"Content-Type": "application/json", **(headers or {})})
+
+    def _start_stream(self) -> None:
+        self._rec.status = 200
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def _write_chunk(self, data: bytes) -> None:
+        # HTTP/1.1 chunked encoding keeps the connection reusable; b"" ends the body.
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _event(self, payload: dict[str, Any]) -> None:
+        self._write_chunk(f"data: {json.dumps(payload, ensure_ascii=False)}\n\n".encode())
+
+
+def _pieces(text: str, size: int = 6) -> list[str]:
+    """Split a streamed text into small pieces, like a model's token-by-token deltas."""
+    return [text[i : i + size] for i in range(0, len(text), size)]
