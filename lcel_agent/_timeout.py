@@ -8,12 +8,13 @@ still exit. An async call that overruns is cancelled.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextvars
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-__all__ = ["CallTimeout", "acall_with_timeout", "call_with_timeout"]
+__all__ = ["CallTimeout", "acall_with_timeout", "arun_sync_with_timeout", "call_with_timeout"]
 
 T = TypeVar("T")
 
@@ -62,9 +63,37 @@ async def acall_with_timeout(
     """Await ``fn()``, cancelling it and raising :class:`CallTimeout` after ``timeout`` s."""
     if timeout is None:
         return await fn()
+    task = asyncio.ensure_future(fn())
     try:
-        return await asyncio.wait_for(fn(), timeout)
-    except TimeoutError as exc:
-        if isinstance(exc, CallTimeout):
-            raise
-        raise CallTimeout(what, timeout) from None
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        raise CallTimeout(what, timeout)
+    # The call's own exceptions, a TimeoutError of its own included, pass through as they are.
+    return task.result()
+
+
+async def arun_sync_with_timeout(
+    fn: Callable[[], T], timeout: float | None, what: str = "call"
+) -> T:
+    """Await a blocking ``fn()`` run on a daemon thread, giving up after ``timeout`` s.
+
+    Unlike ``loop.run_in_executor``, an overrunning call does not hold up
+    ``asyncio.run``'s shutdown, which waits for the default executor's threads.
+    """
+    future: concurrent.futures.Future[T] = concurrent.futures.Future()
+    ctx = contextvars.copy_context()
+
+    def target() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(ctx.run(fn))
+        except BaseException as exc:  # handed back to the awaiting task
+            future.set_exception(exc)
+
+    threading.Thread(target=target, name=f"lcel-agent:{what}", daemon=True).start()
+    return await acall_with_timeout(lambda: asyncio.wrap_future(future), timeout, what)

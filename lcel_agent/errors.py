@@ -92,11 +92,12 @@ class ActionParseError(LcelAgentError, OutputParserException):
     """
 
     def __init__(self, message: str, *, llm_output: str = "", observation: str = "") -> None:
+        # langchain-core insists on both texts when send_to_llm is set; an empty reply is a reply.
         OutputParserException.__init__(
             self,
             message,
             observation=observation or None,
-            llm_output=llm_output or None,
+            llm_output=llm_output if observation else (llm_output or None),
             send_to_llm=bool(observation),
         )
 

@@ -145,7 +145,7 @@ def _joined(chunks: Iterator[Any]) -> Any:
     return joined
 
 
-class AgentLoop(Runnable[Any, AgentResult]):
+class AgentLoop(Runnable[Any, Any]):
     """The agent: a Runnable that drives the step chain. Build it with ``create_agent``.
 
     Attributes:
@@ -157,6 +157,11 @@ class AgentLoop(Runnable[Any, AgentResult]):
     """
 
     name = "lcel_agent"
+
+    @property
+    def OutputType(self) -> type[AgentResult]:
+        """``invoke`` returns an :class:`AgentResult`; ``stream`` ends with one."""
+        return AgentResult
 
     def __init__(
         self,
@@ -260,12 +265,16 @@ class AgentLoop(Runnable[Any, AgentResult]):
     def invoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AgentResult:
-        return self._call_with_config(self._invoke, input, config, run_type="chain")
+        result: AgentResult = self._call_with_config(self._invoke, input, config, run_type="chain")
+        return result
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AgentResult:
-        return await self._acall_with_config(self._ainvoke, input, config, run_type="chain")
+        result: AgentResult = await self._acall_with_config(
+            self._ainvoke, input, config, run_type="chain"
+        )
+        return result
 
     def _transform(
         self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
@@ -284,7 +293,7 @@ class AgentLoop(Runnable[Any, AgentResult]):
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[AgentEvent]:  # type: ignore[override]
+    ) -> Iterator[AgentEvent]:
         """Yield each loop's :class:`StepRecord` as it ends, then the :class:`AgentResult`."""
         yield from self._transform_stream_with_config(
             iter([input]), self._transform, config, run_type="chain"
@@ -292,7 +301,7 @@ class AgentLoop(Runnable[Any, AgentResult]):
 
     async def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[AgentEvent]:  # type: ignore[override]
+    ) -> AsyncIterator[AgentEvent]:
         """Async twin of :meth:`stream`."""
 
         async def one() -> AsyncIterator[Any]:
@@ -305,14 +314,14 @@ class AgentLoop(Runnable[Any, AgentResult]):
 
     def transform(
         self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[AgentEvent]:  # type: ignore[override]
+    ) -> Iterator[AgentEvent]:
         yield from self._transform_stream_with_config(
             input, self._transform, config, run_type="chain"
         )
 
     async def atransform(
         self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[AgentEvent]:  # type: ignore[override]
+    ) -> AsyncIterator[AgentEvent]:
         async for event in self._atransform_stream_with_config(
             input, self._atransform, config, run_type="chain"
         ):

@@ -224,7 +224,8 @@ class AgentResult:
         data["messages"] = [{"type": m.type, "content": m.content} for m in self.messages]
         for record, step in zip(data["steps"], self.steps, strict=True):
             record["usage"] = step.usage.to_dict()
-        return json.loads(json.dumps(data, ensure_ascii=False, default=str))
+        safe: dict[str, Any] = json.loads(json.dumps(data, ensure_ascii=False, default=str))
+        return safe
 
 
 @dataclass(frozen=True, slots=True)

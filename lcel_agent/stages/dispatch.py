@@ -37,7 +37,7 @@ from pydantic import ValidationError
 
 from .. import texts
 from .._redact import redact
-from .._timeout import CallTimeout, acall_with_timeout, call_with_timeout
+from .._timeout import CallTimeout, acall_with_timeout, arun_sync_with_timeout, call_with_timeout
 from ..drift import detect_drift
 from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
@@ -61,6 +61,13 @@ def tool_timeout(tool: BaseTool, default: float | None) -> float | None:
 def is_idempotent(tool: BaseTool) -> bool:
     """True when ``tool.metadata["idempotent"]`` says the tool may run twice safely."""
     return bool((tool.metadata or {}).get("idempotent", False))
+
+
+def _has_async(tool: BaseTool) -> bool:
+    if getattr(tool, "coroutine", None) is not None:
+        return True
+    # A subclass that writes its own _arun; BaseTool's default just runs _run in an executor.
+    return type(tool)._arun is not BaseTool._arun and not hasattr(tool, "func")
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,10 +268,17 @@ class DispatchTools(Stage):
 
     async def _aattempt(self, tool: BaseTool, tool_input: Any, config: RunnableConfig) -> _Outcome:
         timeout = tool_timeout(tool, self.timeout)
+        what = f"tool {tool.name}"
         try:
-            value = await acall_with_timeout(
-                lambda: tool.ainvoke(tool_input, config), timeout, f"tool {tool.name}"
-            )
+            if _has_async(tool):
+                value = await acall_with_timeout(
+                    lambda: tool.ainvoke(tool_input, config), timeout, what
+                )
+            else:
+                # A blocking tool on a thread of its own: one that overruns is abandoned.
+                value = await arun_sync_with_timeout(
+                    lambda: tool.invoke(tool_input, config), timeout, what
+                )
             return self._judge(value)
         except Exception as exc:
             return self._failure(tool, exc, timeout)
