@@ -31,8 +31,22 @@ def services() -> Iterator[tuple[FakeAmapServer, FakeBaiduServer]]:
         yield amap, baidu
 
 
+_OPEN: list[ChatOpenAI] = []
+
+
+@pytest.fixture(autouse=True)
+def close_clients() -> Iterator[None]:
+    """Close the clients each test opened: pooled sockets must not outlive the test."""
+    yield
+    while _OPEN:
+        llm = _OPEN.pop()
+        llm.root_client.close()
+
+
 def chat(server: SimulatedOpenAIServer, **options: Any) -> ChatOpenAI:
-    return ChatOpenAI(model="gpt-4o-mini", base_url=server.base_url, api_key=KEY, temperature=0.2, max_tokens=1024, **options)
+    llm = ChatOpenAI(model="gpt-4o-mini", base_url=server.base_url, api_key=KEY, temperature=0.2, max_tokens=1024, **options)
+    _OPEN.append(llm)
+    return llm
 
 
 def agent_for(server: SimulatedOpenAIServer, **options: Any):
@@ -43,7 +57,15 @@ def agent_for(server: SimulatedOpenAIServer, **options: Any):
 def invoke(agent, mode: str):
     if mode == "sync":
         return agent.invoke(ARTICLE_TASK.prompt)
-    return asyncio.run(agent.ainvoke(ARTICLE_TASK.prompt))
+
+    async def main():
+        try:
+            return await agent.ainvoke(ARTICLE_TASK.prompt)
+        finally:  # pooled connections belong to this event loop: close them inside it
+            for llm in _OPEN:
+                await llm.root_async_client.close()
+
+    return asyncio.run(main())
 
 
 def assert_article_answer(output: str | None) -> None:
