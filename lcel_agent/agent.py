@@ -252,7 +252,12 @@ def create_agent(
     built: dict[str, Runnable[Any, Any]] = {
         "assemble_prompt": AssemblePrompt(),
         "call_llm": CallLLM(
-            bound, final_llm=model, timeout=llm_timeout, retries=llm_retries, backoff=llm_backoff
+            bound,
+            final_llm=model,
+            timeout=llm_timeout,
+            # Policy STOP for transient model errors means: no retries at all.
+            retries=1 if resolved[ErrorClass.LLM_TRANSIENT] is Policy.STOP else llm_retries,
+            backoff=llm_backoff,
         ),
         "clean_json": KeepReply() if tool_calling else CleanJson(),
         "parse_action": ParseToolCalls() if tool_calling else ParseAction(),

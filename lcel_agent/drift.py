@@ -3,7 +3,8 @@
 Pure functions over the run's action history, shared by the sync and async
 dispatchers. An action *drifts* when
 
-* the same tool with the same input already failed in this run;
+* the same tool with the same input already failed in this run (one repeat
+  of a call that only timed out is a retry, not drift);
 * it already succeeded and its result is still in the memory window (when
   the window has evicted it, asking again is legitimate);
 * it completes an A, B, A, B oscillation between two actions;
@@ -19,7 +20,10 @@ from collections.abc import Iterable, Sequence
 
 from .state import Action
 
-__all__ = ["HistoryEntry", "detect_drift"]
+__all__ = ["TIMED_OUT", "HistoryEntry", "detect_drift"]
+
+#: The result prefix recorded for a call that failed only by running out of time.
+TIMED_OUT = "\x00timed out"
 
 #: ``(action signature, succeeded, a prefix of the result)`` per dispatched action.
 HistoryEntry = tuple[str, bool, str]
@@ -45,9 +49,10 @@ def detect_drift(
     earlier = [entry for entry in history if entry[0] == sig]
     if earlier:
         _, ok, excerpt = earlier[-1]
-        if not ok:
+        # A call that only timed out, once, may be asked again: that is a retry, not a loop.
+        if not ok and not (len(earlier) == 1 and excerpt == TIMED_OUT):
             return "it already failed"
-        if not excerpt or any(excerpt in text for text in window_texts):
+        if ok and (not excerpt or any(excerpt in text for text in window_texts)):
             return "its result is already in the conversation"
     sigs = [entry[0] for entry in history]
     if len(sigs) >= 3 and sigs[-2] == sig and sigs[-3] == sigs[-1] and sigs[-1] != sig:

@@ -34,6 +34,7 @@ __all__ = [
     "Policy",
     "SessionBusyError",
     "TransientModelError",
+    "error_reason",
 ]
 
 
@@ -100,6 +101,12 @@ class ActionParseError(LcelAgentError, OutputParserException):
             llm_output=llm_output if observation else (llm_output or None),
             send_to_llm=bool(observation),
         )
+
+
+def error_reason(exc: BaseException) -> str:
+    """An exception's own message, without the help link langchain-core 1.x appends to str()."""
+    text = str(exc.args[0]) if exc.args else str(exc)
+    return text.split("For troubleshooting, visit:", 1)[0].strip()
 
 
 class ModelCallError(LcelAgentError):

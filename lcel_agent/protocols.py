@@ -15,6 +15,7 @@ from typing import Protocol
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from . import texts
+from ._redact import redact
 from .stages.clean import message_text
 from .state import AgentState
 
@@ -40,7 +41,7 @@ class JsonTranscript:
             said = json.dumps(body[0] if len(body) == 1 else body, ensure_ascii=False)
         else:
             raw = message_text(state.reply) if state.reply is not None else ""
-            said = raw[:_MAX_BAD_REPLY_CHARS] or "(empty reply)"
+            said = redact(raw[:_MAX_BAD_REPLY_CHARS]) or "(empty reply)"
         out: list[BaseMessage] = [AIMessage(content=said)]
         lines = [
             texts.OBSERVATION.format(name=o.action.tool, output=o.output)
@@ -72,7 +73,7 @@ class ToolCallTranscript:
                 )
             return out
         raw = message_text(reply) if reply is not None else ""
-        out = [AIMessage(content=raw[:_MAX_BAD_REPLY_CHARS] or "(empty reply)")]
+        out = [AIMessage(content=redact(raw[:_MAX_BAD_REPLY_CHARS]) or "(empty reply)")]
         if notice:
             out.append(HumanMessage(content=notice))
         return out

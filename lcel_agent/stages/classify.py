@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 from langchain_core.runnables import RunnableConfig
 
+from .._redact import redact
 from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
 from ..protocols import JsonTranscript, Transcript
@@ -67,7 +68,7 @@ class ClassifyError(Stage):
         self.transcript: Transcript = transcript or JsonTranscript()
 
     def _record(self, state: AgentState, error: RunError | None) -> StepRecord:
-        raw = message_text(state.reply) if state.reply is not None else ""
+        raw = redact(message_text(state.reply)) if state.reply is not None else ""
         return StepRecord(
             step=state.loops,
             raw=raw,

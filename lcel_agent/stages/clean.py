@@ -24,7 +24,8 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 
-from ..errors import ActionParseError, ErrorClass
+from .._redact import redact
+from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import AgentState, RunError
 from ..texts import FORMAT_REPROMPT
 from ._base import Stage
@@ -108,7 +109,7 @@ class CleanJson(Stage):
         try:
             parsed = extract_json(message_text(state.reply))
         except (ActionParseError, TypeError) as exc:
-            error = RunError(state.loops, self.name or "clean_json", ErrorClass.FORMAT, str(exc))
+            error = RunError(state.loops, self.name or "clean_json", ErrorClass.FORMAT, redact(error_reason(exc)))
             return dataclasses.replace(state, loop_error=error)
         return dataclasses.replace(state, parsed=parsed)
 

@@ -38,7 +38,7 @@ from pydantic import ValidationError
 from .. import texts
 from .._redact import redact
 from .._timeout import CallTimeout, acall_with_timeout, arun_sync_with_timeout, call_with_timeout
-from ..drift import detect_drift
+from ..drift import TIMED_OUT, detect_drift
 from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
@@ -61,6 +61,13 @@ def tool_timeout(tool: BaseTool, default: float | None) -> float | None:
 def is_idempotent(tool: BaseTool) -> bool:
     """True when ``tool.metadata["idempotent"]`` says the tool may run twice safely."""
     return bool((tool.metadata or {}).get("idempotent", False))
+
+
+def _excerpt(obs: Observation) -> str:
+    """What drift detection remembers of a dispatched call."""
+    if obs.ok:
+        return obs.output[:_EXCERPT]
+    return TIMED_OUT if obs.error_class is ErrorClass.TOOL_TIMEOUT else ""
 
 
 def _has_async(tool: BaseTool) -> bool:
@@ -322,9 +329,7 @@ class DispatchTools(Stage):
         history = list(state.history)
         for obs in results:
             if obs.error_class is not ErrorClass.DRIFT:
-                history.append(
-                    (obs.action.signature(), obs.ok, obs.output[:_EXCERPT] if obs.ok else "")
-                )
+                history.append((obs.action.signature(), obs.ok, _excerpt(obs)))
         return dataclasses.replace(
             state,
             observations=tuple(results),

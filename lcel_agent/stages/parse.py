@@ -21,7 +21,8 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from ..errors import ActionParseError, ErrorClass
+from .._redact import redact
+from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import FINAL_ACTION, Action, AgentState, RunError
 from ..texts import FORMAT_REPROMPT
 from ._base import Stage
@@ -77,7 +78,7 @@ def parse_actions(value: Any) -> tuple[Action, ...]:
 
 
 def _format_error(state: AgentState, stage: str, exc: Exception) -> AgentState:
-    error = RunError(state.loops, stage, ErrorClass.FORMAT, str(exc))
+    error = RunError(state.loops, stage, ErrorClass.FORMAT, redact(error_reason(exc)))
     return dataclasses.replace(state, loop_error=error)
 
 

@@ -146,7 +146,8 @@ def test_time_budget_stops_with_budget(run, weather, act):
         return act("get_weather", f"城{len(messages)}")
 
     result = run(create_agent(FunctionChatModel(slow), [weather], time_budget=0.12, max_loops=50))
-    assert result.stop_reason is StopReason.BUDGET and 2 <= result.loops <= 4
+    assert result.stop_reason is StopReason.BUDGET and 1 <= result.loops < 50
+    assert result.elapsed_s >= 0.12 and "time_budget" in result.error.message
 
 
 def test_run_agent_returns_the_articles_strings(weather, act):
@@ -170,3 +171,42 @@ def test_memory_template_is_not_shared_between_runs(weather, act):
 def test_final_answer_object_becomes_json_text(run, weather, act):
     result = run(create_agent(ScriptedChatModel([act("final", {"北京": "晴"})]), [weather]))
     assert json.loads(result.output) == {"北京": "晴"}
+
+
+def test_one_repeat_of_a_timed_out_call_is_a_retry_not_drift(run, act):
+    import time as _time
+
+    from langchain_core.tools import tool
+
+    state = {"n": 0}
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Slow the first time."""
+        state["n"] += 1
+        if state["n"] == 1:
+            _time.sleep(0.5)
+        return f"{city}市天气：晴"
+
+    llm = ScriptedChatModel([act("get_weather", "北京"), act("get_weather", "北京"), act("final", "晴")])
+    result = run(create_agent(llm, [get_weather], tool_timeout=0.1, max_errors=2))
+    assert [s.error_class for s in result.steps] == [ErrorClass.TOOL_TIMEOUT, None, None]
+    assert result.stop_reason is StopReason.FINAL
+
+
+def test_format_error_messages_are_redacted(run, weather, act, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value-123456")
+    llm = ScriptedChatModel(["my key is sk-secret-value-123456", "again sk-secret-value-123456"])
+    result = run(create_agent(llm, [weather]))
+    assert result.stop_reason is StopReason.MAX_ERRORS
+    assert "sk-secret-value-123456" not in str(result.to_dict())
+    assert "troubleshooting" not in result.error.message.lower()
+
+
+def test_transient_stop_policy_means_no_retries(run, weather):
+    from lcel_agent import Policy
+    from lcel_agent.testing.fake import APIStatusFault
+
+    llm = ScriptedChatModel([APIStatusFault(503)] * 3)
+    result = run(create_agent(llm, [weather], policies={ErrorClass.LLM_TRANSIENT: Policy.STOP}))
+    assert result.stop_reason is StopReason.LLM_ERROR and len(llm.calls) == 1
