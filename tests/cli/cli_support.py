@@ -1,0 +1,29 @@
+"""Helpers shared by the CLI tests (fixtures are in conftest.py)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer
+
+#: The model key the tests hand to the command; it must never be printed.
+SECRET = "cli-test-secret-7f3c2a9e41"
+
+CITIES = ("北京", "上海", "广州", "深圳", "杭州", "南京", "成都", "武汉")
+
+
+def json_action(action: str, action_input: Any) -> str:
+    """A JSON-protocol reply."""
+    return json.dumps({"action": action, "action_input": action_input}, ensure_ascii=False)
+
+
+def service_env(amap: FakeAmapServer, baidu: FakeBaiduServer) -> dict[str, str]:
+    """The variables that point the bundled tools at the fakes."""
+    return {"AMAP_KEY": amap.key, "AMAP_BASE_URL": amap.base_url, "BAIDU_BASE_URL": baidu.base_url}
+
+
+def never_answers(messages: list[dict[str, Any]], tools: Any) -> str:
+    """A model policy that asks for a new city's weather on every call and never answers."""
+    asked = sum(1 for m in messages if m.get("role") == "assistant")
+    return json_action("get_weather", CITIES[asked % len(CITIES)])

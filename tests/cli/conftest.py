@@ -1,0 +1,64 @@
+"""Fixtures for the CLI tests: fake Amap/Baidu servers and a way to run the real command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Variables of the developer's shell that would change what the command does.
+_SCRUBBED = (
+    "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "AMAP_KEY", "AMAP_BASE_URL",
+    "BAIDU_BASE_URL", "NO_COLOR", "FORCE_COLOR",
+)  # fmt: skip
+
+
+@pytest.fixture
+def services() -> Iterator[tuple[FakeAmapServer, FakeBaiduServer]]:
+    with FakeAmapServer() as amap, FakeBaiduServer() as baidu:
+        yield amap, baidu
+
+
+@pytest.fixture
+def run_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``run_cli(*args, env={...}, command=[...])``: the real command in a subprocess."""
+
+    def run(
+        *args: str, env: dict[str, str] | None = None, command: list[str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        full_env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+        full_env |= {"COLUMNS": "200", "PYTHONIOENCODING": "utf-8", **(env or {})}
+        return subprocess.run(
+            [*(command or [sys.executable, "-m", "lcel_agent.cli"]), *args],
+            env=full_env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=90,
+            check=False,
+        )
+
+    return run
+
+
+@pytest.fixture
+def cli_env(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """For in-process ``main()`` calls: the same clean environment, set with monkeypatch."""
+
+    def apply(values: dict[str, str]) -> None:
+        for name in _SCRUBBED:
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("COLUMNS", "200")
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+
+    return apply
