@@ -38,7 +38,9 @@ TOOL_BAD_ARGUMENTS = "ERROR: the input does not fit tool {name!r}. Its input is:
 TOOL_FAILED = "{detail}\nThe tool {name!r} failed. Try another way or another tool."
 
 #: A tool call refused by its per-run limit. Fields: name, limit.
-TOOL_LIMIT = "ERROR: tool {name!r} may be called at most {limit} times per run; that limit is spent."
+TOOL_LIMIT = (
+    "ERROR: tool {name!r} may be called at most {limit} times per run; that limit is spent."
+)
 
 #: The model repeated an action. Fields: name, why.
 DRIFT_NUDGE = (

@@ -43,9 +43,7 @@ class Stage(Runnable[Any, Any]):
 
     def run_standalone(self, value: Any, config: RunnableConfig) -> Any:
         """Handle an input that is not an ``AgentState`` (use outside the loop)."""
-        raise TypeError(
-            f"stage {self.name!r} takes an AgentState, not {type(value).__name__}"
-        )
+        raise TypeError(f"stage {self.name!r} takes an AgentState, not {type(value).__name__}")
 
     async def arun_standalone(self, value: Any, config: RunnableConfig) -> Any:
         """Async twin of :meth:`run_standalone`."""
@@ -55,9 +53,7 @@ class Stage(Runnable[Any, Any]):
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return self._call_with_config(self._invoke, input, config, run_type="chain")
 
-    async def ainvoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Any:
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return await self._acall_with_config(self._ainvoke, input, config, run_type="chain")
 
     def _invoke(

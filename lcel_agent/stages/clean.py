@@ -109,7 +109,9 @@ class CleanJson(Stage):
         try:
             parsed = extract_json(message_text(state.reply))
         except (ActionParseError, TypeError) as exc:
-            error = RunError(state.loops, self.name or "clean_json", ErrorClass.FORMAT, redact(error_reason(exc)))
+            error = RunError(
+                state.loops, self.name or "clean_json", ErrorClass.FORMAT, redact(error_reason(exc))
+            )
             return dataclasses.replace(state, loop_error=error)
         return dataclasses.replace(state, parsed=parsed)
 

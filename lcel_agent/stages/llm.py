@@ -260,5 +260,3 @@ class CallLLM(Stage):
                 except Exception as again:
                     exc = again
             return self._failed(state, exc, attempts[0], started)
-
-

@@ -64,7 +64,9 @@ def search(calls: Calls) -> BaseTool:
     def search_baidu(query: str) -> str:
         """百度搜索，返回前3条结果的标题和链接"""
         calls.add("search_baidu", query)
-        return json.dumps([{"title": f"{query} 结果", "link": "http://127.0.0.1/x"}], ensure_ascii=False)
+        return json.dumps(
+            [{"title": f"{query} 结果", "link": "http://127.0.0.1/x"}], ensure_ascii=False
+        )
 
     return search_baidu
 

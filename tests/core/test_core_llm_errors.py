@@ -12,7 +12,9 @@ FAST = {"llm_backoff": (0.0, 0.0)}
 
 
 def test_transient_errors_are_retried_and_do_not_count_as_loops(run, weather, act):
-    llm = ScriptedChatModel([APIStatusFault(429, retry_after=0), APIStatusFault(503), act("final", "ok")])
+    llm = ScriptedChatModel(
+        [APIStatusFault(429, retry_after=0), APIStatusFault(503), act("final", "ok")]
+    )
     result = run(create_agent(llm, [weather], llm_retries=3, **FAST))
     assert result.stop_reason is StopReason.FINAL
     assert result.loops == 1 and len(llm.calls) == 3
@@ -76,7 +78,18 @@ def test_classification_table():
     assert classify_model_error(TimeoutError()).transient
     assert classify_model_error(ConnectionResetError()).transient
     assert not classify_model_error(ValueError("bad")).transient
-    for status, transient in ((408, True), (409, True), (429, True), (500, True), (503, True), (400, False), (401, False), (403, False), (404, False), (422, False)):
+    for status, transient in (
+        (408, True),
+        (409, True),
+        (429, True),
+        (500, True),
+        (503, True),
+        (400, False),
+        (401, False),
+        (403, False),
+        (404, False),
+        (422, False),
+    ):
         assert classify_model_error(APIStatusFault(status)).transient is transient, status
     assert classify_model_error(openai.APIConnectionError(request=_request())).transient
     assert classify_model_error(openai.APITimeoutError(request=_request())).transient

@@ -40,7 +40,12 @@ def test_max_loops_is_exact_when_the_model_never_answers(run, weather, act):
 
 
 def test_max_loops_is_exact_on_every_error_path(run, weather, act):
-    replies = ["not json", act("nope", "x"), act("get_weather", "火星"), act("get_weather", "爆炸")] * 5
+    replies = [
+        "not json",
+        act("nope", "x"),
+        act("get_weather", "火星"),
+        act("get_weather", "爆炸"),
+    ] * 5
     llm = ScriptedChatModel(replies)
     result = run(create_agent(llm, [weather], max_loops=7, max_errors=100))
     assert result.loops == 7 and len(llm.calls) == 7
@@ -53,7 +58,11 @@ def test_breaker_stops_after_consecutive_errors(run, weather, act):
     assert result.stop_reason is StopReason.MAX_ERRORS
     assert result.loops == 2 and result.output is None
     assert result.error is not None
-    assert (result.error.step, result.error.stage, result.error.error_class) == (2, "clean_json", ErrorClass.FORMAT)
+    assert (result.error.step, result.error.stage, result.error.error_class) == (
+        2,
+        "clean_json",
+        ErrorClass.FORMAT,
+    )
 
 
 def test_a_success_resets_the_breaker(run, weather, act):
@@ -94,9 +103,15 @@ def test_dict_input_is_coerced_for_a_string_tool(run, weather, calls, act):
 
 
 def test_tool_errors_are_classified_not_fatal(run, weather, act):
-    llm = ScriptedChatModel([act("get_weather", "火星"), act("get_weather", "爆炸"), act("final", "sorry")])
+    llm = ScriptedChatModel(
+        [act("get_weather", "火星"), act("get_weather", "爆炸"), act("final", "sorry")]
+    )
     result = run(create_agent(llm, [weather], max_errors=3))
-    assert [s.error_class for s in result.steps] == [ErrorClass.TOOL_FAILURE, ErrorClass.TOOL_FAILURE, None]
+    assert [s.error_class for s in result.steps] == [
+        ErrorClass.TOOL_FAILURE,
+        ErrorClass.TOOL_FAILURE,
+        None,
+    ]
     assert "boom" in result.steps[1].observations[0].output
     assert "try another way" in result.steps[0].observations[0].output.lower()
     assert result.stop_reason is StopReason.FINAL
@@ -114,7 +129,9 @@ def test_drift_after_failure_nudges_once_then_stops(run, weather, calls, act):
 
 
 def test_repeating_a_success_whose_result_is_in_memory_is_drift(run, weather, calls, act):
-    llm = ScriptedChatModel([act("get_weather", "北京"), act("get_weather", "北京"), act("final", "北京晴")])
+    llm = ScriptedChatModel(
+        [act("get_weather", "北京"), act("get_weather", "北京"), act("final", "北京晴")]
+    )
     result = run(create_agent(llm, [weather], max_errors=3))
     assert calls.items == [("get_weather", "北京")]
     assert result.steps[1].error_class is ErrorClass.DRIFT
@@ -153,7 +170,9 @@ def test_time_budget_stops_with_budget(run, weather, act):
 def test_run_agent_returns_the_articles_strings(weather, act):
     assert run_agent("q", ScriptedChatModel([act("final", "答案")]), [weather]) == "答案"
     looping = FunctionChatModel(lambda m, t: act("get_weather", f"城{len(m)}"))
-    assert run_agent("q", looping, [weather], max_loops=2) == "ERROR: 达到最大循环次数2次，未完成任务"
+    assert (
+        run_agent("q", looping, [weather], max_loops=2) == "ERROR: 达到最大循环次数2次，未完成任务"
+    )
     failing = run_agent("q", ScriptedChatModel(["x", "y"]), [weather])
     assert failing.startswith("ERROR: 连续2次错误")
 
@@ -162,7 +181,9 @@ def test_memory_template_is_not_shared_between_runs(weather, act):
     from lcel_agent import SlidingWindowMemory
 
     template = SlidingWindowMemory(max_tokens=800)
-    agent = create_agent(FunctionChatModel(lambda m, t: act("final", m[1].content)), [weather], memory=template)
+    agent = create_agent(
+        FunctionChatModel(lambda m, t: act("final", m[1].content)), [weather], memory=template
+    )
     first, second = agent.invoke("任务一"), agent.invoke("任务二")
     assert (first.output, second.output) == ("任务一", "任务二")
     assert template.messages == [] and len(second.messages) == 3
@@ -188,7 +209,9 @@ def test_one_repeat_of_a_timed_out_call_is_a_retry_not_drift(run, act):
             _time.sleep(0.5)
         return f"{city}市天气：晴"
 
-    llm = ScriptedChatModel([act("get_weather", "北京"), act("get_weather", "北京"), act("final", "晴")])
+    llm = ScriptedChatModel(
+        [act("get_weather", "北京"), act("get_weather", "北京"), act("final", "晴")]
+    )
     result = run(create_agent(llm, [get_weather], tool_timeout=0.1, max_errors=2))
     assert [s.error_class for s in result.steps] == [ErrorClass.TOOL_TIMEOUT, None, None]
     assert result.stop_reason is StopReason.FINAL

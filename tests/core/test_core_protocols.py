@@ -43,7 +43,12 @@ def slow_weather():
 
 
 def test_parallel_actions_run_concurrently_in_order(run, slow_weather, act):
-    llm = ScriptedChatModel([acts(("get_weather", "北京"), ("get_weather", "火星"), ("get_weather", "上海")), act("final", "ok")])
+    llm = ScriptedChatModel(
+        [
+            acts(("get_weather", "北京"), ("get_weather", "火星"), ("get_weather", "上海")),
+            act("final", "ok"),
+        ]
+    )
     result = run(create_agent(llm, [slow_weather]))
     obs = result.steps[0].observations
     assert [o.action.tool_input for o in obs] == ["北京", "火星", "上海"]
@@ -54,7 +59,9 @@ def test_parallel_actions_run_concurrently_in_order(run, slow_weather, act):
 
 
 def test_parallel_off_runs_one_at_a_time(run, slow_weather, act):
-    llm = ScriptedChatModel([acts(("get_weather", "北京"), ("get_weather", "上海")), act("final", "ok")])
+    llm = ScriptedChatModel(
+        [acts(("get_weather", "北京"), ("get_weather", "上海")), act("final", "ok")]
+    )
     result = run(create_agent(llm, [slow_weather], parallel_tool_calls=False))
     assert slow_weather.metadata["state"]["peak"] == 1
     assert [o.ok for o in result.steps[0].observations] == [True, True]
@@ -63,7 +70,9 @@ def test_parallel_off_runs_one_at_a_time(run, slow_weather, act):
 def test_final_mixed_with_tools_is_a_format_error(run, weather, act):
     llm = ScriptedChatModel([acts(("get_weather", "北京"), ("final", "x")), act("final", "ok")])
     result = run(create_agent(llm, [weather]))
-    assert result.steps[0].error_class is ErrorClass.FORMAT and result.stop_reason is StopReason.FINAL
+    assert (
+        result.steps[0].error_class is ErrorClass.FORMAT and result.stop_reason is StopReason.FINAL
+    )
 
 
 def test_reserve_final_answer_keeps_the_exact_bound(run, weather, act, calls):
@@ -75,7 +84,11 @@ def test_reserve_final_answer_keeps_the_exact_bound(run, weather, act, calls):
     llm = FunctionChatModel(model)
     result = run(create_agent(llm, [weather], max_loops=3, reserve_final_answer=True))
     assert len(llm.calls) == 3 and result.loops == 3
-    assert result.stop_reason is StopReason.MAX_LOOPS and result.forced and result.output == "best effort"
+    assert (
+        result.stop_reason is StopReason.MAX_LOOPS
+        and result.forced
+        and result.output == "best effort"
+    )
     assert len(calls.items) == 2 and result.steps[-1].forced
 
 
@@ -88,7 +101,9 @@ def test_reserved_loop_runs_no_tool(run, weather, act, calls):
 
 
 def test_tool_call_limits_refuse_and_count(run, weather, act, calls):
-    llm = ScriptedChatModel([act("get_weather", "北京"), act("get_weather", "上海"), act("final", "ok")])
+    llm = ScriptedChatModel(
+        [act("get_weather", "北京"), act("get_weather", "上海"), act("final", "ok")]
+    )
     result = run(create_agent(llm, [weather], tool_call_limits={"get_weather": 1}, max_errors=3))
     assert calls.items == [("get_weather", "北京")]
     assert result.steps[1].error_class is ErrorClass.TOOL_LIMIT
@@ -104,7 +119,12 @@ def test_fallback_tool_stands_in_with_the_same_input(run, weather, act):
     llm = ScriptedChatModel([act("get_weather", "火星"), act("final", "ok")])
     result = run(create_agent(llm, [weather], fallback_tools={"get_weather": backup_weather}))
     obs = result.steps[0].observations[0]
-    assert obs.ok and obs.tool == "backup_weather" and obs.output == "火星: cloudy (backup)" and obs.attempts == 2
+    assert (
+        obs.ok
+        and obs.tool == "backup_weather"
+        and obs.output == "火星: cloudy (backup)"
+        and obs.attempts == 2
+    )
 
 
 def test_a_hanging_tool_is_abandoned_at_its_timeout(run, act):
@@ -144,10 +164,13 @@ def tool_calling_model():
         assert [t["function"]["name"] for t in tools] == ["get_weather"] or not tools
         done = [m for m in messages if isinstance(m, ToolMessage)]
         if not done:
-            return AIMessage(content="", tool_calls=[
-                {"name": "get_weather", "args": {"city": "北京"}, "id": "c1"},
-                {"name": "get_weather", "args": {"city": "上海"}, "id": "c2"},
-            ])
+            return AIMessage(
+                content="",
+                tool_calls=[
+                    {"name": "get_weather", "args": {"city": "北京"}, "id": "c1"},
+                    {"name": "get_weather", "args": {"city": "上海"}, "id": "c2"},
+                ],
+            )
         return AIMessage(content="北京、上海都晴：" + " / ".join(str(m.content) for m in done))
 
     return FunctionChatModel(reply)

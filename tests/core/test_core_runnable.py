@@ -47,7 +47,11 @@ def test_astream_events_shows_the_stages(weather, act):
     agent = create_agent(echo_model(act), [weather])
 
     async def collect() -> list[str]:
-        return [e["name"] async for e in agent.astream_events("t", version="v2") if e["event"] == "on_chain_start"]
+        return [
+            e["name"]
+            async for e in agent.astream_events("t", version="v2")
+            if e["event"] == "on_chain_start"
+        ]
 
     names = asyncio.run(collect())
     for name in STAGE_NAMES:
@@ -99,16 +103,22 @@ def test_a_stage_can_be_swapped_by_name(weather, act):
         return CleanJson().invoke(state)
 
     handler = Names()
-    agent = create_agent(echo_model(act), [weather], stages={"clean_json": RunnableLambda(spy_clean)})
+    agent = create_agent(
+        echo_model(act), [weather], stages={"clean_json": RunnableLambda(spy_clean)}
+    )
     result = agent.invoke("t", {"callbacks": [handler]})
     assert result.stop_reason is StopReason.FINAL and seen == [1, 2]
     assert handler.names.count("clean_json") >= 2
 
 
 def test_stages_work_standalone(weather):
-    llm = ScriptedChatModel(['Here you go:\n```json\n{"action": "final", "action_input": "hi"}\n```'])
+    llm = ScriptedChatModel(
+        ['Here you go:\n```json\n{"action": "final", "action_input": "hi"}\n```']
+    )
     assert (llm | CleanJson()).invoke("q") == {"action": "final", "action_input": "hi"}
-    obs = DispatchTools([weather]).invoke({"action": "get_weather", "action_input": {"city": "北京"}})
+    obs = DispatchTools([weather]).invoke(
+        {"action": "get_weather", "action_input": {"city": "北京"}}
+    )
     assert obs.ok and obs.output.startswith("北京市天气")
     obs = asyncio.run(DispatchTools([weather]).ainvoke({"action": "nope", "action_input": "x"}))
     assert not obs.ok and "get_weather" in obs.output

@@ -24,7 +24,9 @@ def test_a_session_remembers_earlier_runs(tmp_path, weather, act):
     other = agent.invoke("别的会话", {"configurable": {"session_id": "u2"}})
     assert other.output == "别的会话"
     # A new store on the same file (a restart) finds the session again.
-    reopened = create_agent(FunctionChatModel(model), [weather], sessions=SessionStore(tmp_path / "s.db"))
+    reopened = create_agent(
+        FunctionChatModel(model), [weather], sessions=SessionStore(tmp_path / "s.db")
+    )
     assert reopened.invoke("第三个", config).output == "第一个问题 | 第二个问题 | 第三个"
 
 
@@ -34,7 +36,9 @@ def test_overlapping_runs_of_one_session_fail_clearly(tmp_path, weather, act):
 
     def model(messages, tools):
         if not inner:
-            inner["result"] = pytest.raises(SessionBusyError, agent.invoke, "again", {"configurable": {"session_id": "u1"}})
+            with pytest.raises(SessionBusyError) as raised:
+                agent.invoke("again", {"configurable": {"session_id": "u1"}})
+            inner["result"] = raised
         return act("final", "ok")
 
     agent = create_agent(FunctionChatModel(model), [weather], sessions=store)

@@ -44,7 +44,14 @@ def close_clients() -> Iterator[None]:
 
 
 def chat(server: SimulatedOpenAIServer, **options: Any) -> ChatOpenAI:
-    llm = ChatOpenAI(model="gpt-4o-mini", base_url=server.base_url, api_key=KEY, temperature=0.2, max_tokens=1024, **options)
+    llm = ChatOpenAI(
+        model="gpt-4o-mini",
+        base_url=server.base_url,
+        api_key=KEY,
+        temperature=0.2,
+        max_tokens=1024,
+        **options,
+    )
     _OPEN.append(llm)
     return llm
 
@@ -82,7 +89,9 @@ def test_clean_run(services, mode):
     chats = [r for r in server.requests if r.path.endswith("/chat/completions")]
     assert len(chats) == 4
     # Usage is what the server counted, request by request.
-    counted = sum(prompt_tokens(r.body["messages"], r.body.get("tools"), server.count) for r in chats)
+    counted = sum(
+        prompt_tokens(r.body["messages"], r.body.get("tools"), server.count) for r in chats
+    )
     assert result.usage.input_tokens == counted
     replied = sum(completion_tokens(r.reply, server.count) for r in chats)
     assert result.usage.output_tokens == replied
@@ -91,7 +100,9 @@ def test_clean_run(services, mode):
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_noisy_model_with_api_faults(services, mode, seed):
-    faults = FaultProfile(rate_limit=0.15, server_error=0.1, unavailable=0.05, seed=seed, retry_after=0)
+    faults = FaultProfile(
+        rate_limit=0.15, server_error=0.1, unavailable=0.05, seed=seed, retry_after=0
+    )
     with SimulatedOpenAIServer(ArticleTaskModel(noise=NOISY, seed=seed), faults=faults) as server:
         result = invoke(agent_for(server, max_errors=3, llm_retries=4), mode)
     chats = [r for r in server.requests if r.path.endswith("/chat/completions")]
@@ -115,7 +126,9 @@ def test_429_is_retried_honouring_retry_after(services):
 
 
 def test_401_is_fatal_at_once(services):
-    with SimulatedOpenAIServer(ArticleTaskModel(seed=0), require_key="sk-the-right-key-000") as server:
+    with SimulatedOpenAIServer(
+        ArticleTaskModel(seed=0), require_key="sk-the-right-key-000"
+    ) as server:
         result = agent_for(server).invoke(ARTICLE_TASK.prompt)
     assert result.stop_reason is StopReason.LLM_ERROR and result.loops == 1
     assert len(server.requests) == 1  # neither the client nor the loop retried
@@ -131,7 +144,10 @@ def test_hang_times_out_and_is_retried(services):
     assert server.requests[0].fault is Fault.HANG
 
 
-@pytest.mark.parametrize("fault", [Fault.DROP, Fault.MALFORMED, Fault.EMPTY_CHOICES, Fault.SERVER_ERROR, Fault.UNAVAILABLE])
+@pytest.mark.parametrize(
+    "fault",
+    [Fault.DROP, Fault.MALFORMED, Fault.EMPTY_CHOICES, Fault.SERVER_ERROR, Fault.UNAVAILABLE],
+)
 def test_each_transient_fault_is_survived(services, fault):
     with SimulatedOpenAIServer(ArticleTaskModel(seed=0)) as server:
         server.inject(fault, times=2)
