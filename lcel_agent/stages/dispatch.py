@@ -50,6 +50,7 @@ from .clean import message_text
 __all__ = ["DispatchTools", "is_idempotent", "tool_timeout"]
 
 _EXCERPT = 48
+_CANCEL_GRACE = 1.0  # seconds a cancelled async tool gets to unwind
 
 
 def tool_timeout(tool: BaseTool, default: float | None) -> float | None:
@@ -262,14 +263,25 @@ class DispatchTools(Stage):
     # --- thin drivers --------------------------------------------------------------
     def _attempt(self, tool: BaseTool, tool_input: Any, config: RunnableConfig) -> _Outcome:
         timeout = tool_timeout(tool, self.timeout)
+        what = f"tool {tool.name}"
+
+        async_only = getattr(tool, "func", True) is None and getattr(tool, "coroutine", None)
+        outer = timeout
 
         def call() -> Any:
-            if getattr(tool, "func", True) is None and getattr(tool, "coroutine", None) is not None:
-                return asyncio.run(tool.ainvoke(tool_input, config))  # an async-only tool
+            if async_only:
+                # An async-only tool gets its own loop, where an overrun is cancelled, not left running.
+                return asyncio.run(
+                    acall_with_timeout(lambda: tool.ainvoke(tool_input, config), timeout, what)
+                )
             return tool.invoke(tool_input, config)
 
+        if async_only and timeout is not None:
+            # The inner limit fires first, so the cancellation is done before the loop moves on;
+            # the outer one only guards against a tool that ignores cancellation.
+            outer = timeout + _CANCEL_GRACE
         try:
-            return self._judge(call_with_timeout(call, timeout, f"tool {tool.name}"))
+            return self._judge(call_with_timeout(call, outer, what))
         except Exception as exc:
             return self._failure(tool, exc, timeout)
 
@@ -327,9 +339,9 @@ class DispatchTools(Stage):
         for name, taken in budget.taken.items():
             counts[name] = counts.get(name, 0) + taken
         history = list(state.history)
-        for obs in results:
-            if obs.error_class is not ErrorClass.DRIFT:
-                history.append((obs.action.signature(), obs.ok, _excerpt(obs)))
+        # Refused repeats are recorded too: after its one nudge, a model that asks again, or
+        # keeps alternating between two calls, is caught on its very next try.
+        history += [(obs.action.signature(), obs.ok, _excerpt(obs)) for obs in results]
         return dataclasses.replace(
             state,
             observations=tuple(results),
