@@ -1,0 +1,42 @@
+"""Drift after the nudge: an oscillation that goes on after the warning ends the run.
+
+The gauntlet's oscillating model with a tool whose results are too big for the
+memory window: the "its result is already in the conversation" check cannot
+fire (the window evicted it), so only the A, B, A, B pattern check can.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from langchain_core.tools import tool
+from rel_support import act
+
+from lcel_agent import AgentResult, ErrorClass, StopReason, create_agent
+from lcel_agent.testing.fake import FunctionChatModel
+
+
+@tool
+def report(city: str) -> str:
+    """返回一份很长的天气报告"""
+    return f"{city}:" + "晴" * 100_000
+
+
+def test_oscillation_that_continues_after_the_nudge_stops_the_run(
+    run: Callable[..., AgentResult],
+) -> None:
+    answered = [0]
+
+    def reply(messages: object, tools: object) -> str:
+        answered[0] += 1
+        return act("report", "北京" if answered[0] % 2 else "上海")
+
+    result = run(create_agent(FunctionChatModel(reply), [report], max_loops=10, max_errors=5))
+    nudges = [s.step for s in result.steps if s.error_class is ErrorClass.DRIFT]
+    assert nudges[:1] == [4]  # A, B, A, B: the fourth call is recognised and refused
+    # DESIGN.md: "the loop nudges once and then stops". The model goes straight back
+    # to A, B after the nudge; that must end the run within one more cycle.
+    assert result.stop_reason is StopReason.DRIFT
+    assert result.loops <= 6, [
+        (s.step, s.actions[0].tool_input, s.error_class) for s in result.steps
+    ]
