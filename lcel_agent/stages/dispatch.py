@@ -92,6 +92,16 @@ class _Outcome:
     error_class: ErrorClass | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    """One reply's dispatch: what was planned, what must run, under which budget."""
+
+    planned: list[Observation | _Call]
+    calls: list[_Call]
+    budget: _Budget
+    started: float
+
+
 class _Budget:
     """Calls left per tool in this run; shared by the concurrent calls of one batch."""
 
@@ -350,33 +360,39 @@ class DispatchTools(Stage):
             tools_ms=(time.perf_counter() - started) * 1000,
         )
 
-    def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
+    def _begin(self, state: AgentState) -> _Batch | None:
         actions = self._tool_actions(state)
         if not actions:
-            return state
-        started = time.perf_counter()
-        budget = _Budget(self.limits, dict(state.tool_counts))
+            return None
         planned = self.plan(state, actions)
         calls = [p for p in planned if isinstance(p, _Call)]
+        return _Batch(
+            planned, calls, _Budget(self.limits, dict(state.tool_counts)), time.perf_counter()
+        )
+
+    def _end(self, state: AgentState, batch: _Batch, done: list[Observation]) -> AgentState:
+        results = iter(done)
+        merged = [p if isinstance(p, Observation) else next(results) for p in batch.planned]
+        return self._finish(state, merged, batch.budget, batch.started)
+
+    def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
+        batch = self._begin(state)
+        if batch is None:
+            return state
+        calls, budget = batch.calls, batch.budget
         if self.parallel and len(calls) > 1:
-            with ThreadPoolExecutor(
-                min(len(calls), self.max_concurrency), "lcel-agent-tool"
-            ) as pool:
+            workers = min(len(calls), self.max_concurrency)
+            with ThreadPoolExecutor(workers, "lcel-agent-tool") as pool:
                 done = list(pool.map(lambda c: self._execute(c, budget, config), calls))
         else:
             done = [self._execute(c, budget, config) for c in calls]
-        results = iter(done)
-        merged = [p if isinstance(p, Observation) else next(results) for p in planned]
-        return self._finish(state, merged, budget, started)
+        return self._end(state, batch, done)
 
     async def arun(self, state: AgentState, config: RunnableConfig) -> AgentState:
-        actions = self._tool_actions(state)
-        if not actions:
+        batch = self._begin(state)
+        if batch is None:
             return state
-        started = time.perf_counter()
-        budget = _Budget(self.limits, dict(state.tool_counts))
-        planned = self.plan(state, actions)
-        calls = [p for p in planned if isinstance(p, _Call)]
+        calls, budget = batch.calls, batch.budget
         if self.parallel and len(calls) > 1:
             gate = asyncio.Semaphore(self.max_concurrency)
 
@@ -387,9 +403,7 @@ class DispatchTools(Stage):
             done = list(await asyncio.gather(*(limited(c) for c in calls)))
         else:
             done = [await self._aexecute(c, budget, config) for c in calls]
-        results = iter(done)
-        merged = [p if isinstance(p, Observation) else next(results) for p in planned]
-        return self._finish(state, merged, budget, started)
+        return self._end(state, batch, done)
 
     # --- standalone: one action in, one observation out --------------------------------
     @staticmethod

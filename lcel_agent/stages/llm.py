@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -224,39 +225,35 @@ class CallLLM(Stage):
                 )
         raise AssertionError("unreachable: tenacity re-raises the last error")
 
+    def _prompts(self, state: AgentState) -> Iterator[list[BaseMessage]]:
+        """The prompt, then (asked for only after a context overflow) the half-size one."""
+        yield list(state.prompt)
+        yield self._shrunk(state)
+
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None:
             return state
-        started, attempts = time.perf_counter(), [0]
-        prompt, model = list(state.prompt), self._model(state)
-        try:
-            return self._done(
-                state, prompt, self._call_sync(model, prompt, config, attempts), started
-            )
-        except Exception as exc:
-            if classify_model_error(exc).context_overflow:
-                prompt = self._shrunk(state)
-                try:
-                    reply = self._call_sync(model, prompt, config, attempts)
-                    return self._done(state, prompt, reply, started)
-                except Exception as again:
-                    exc = again
-            return self._failed(state, exc, attempts[0], started)
+        started, attempts, model = time.perf_counter(), [0], self._model(state)
+        for prompt in self._prompts(state):
+            try:
+                reply = self._call_sync(model, prompt, config, attempts)
+                return self._done(state, prompt, reply, started)
+            except Exception as exc:
+                error = exc
+                if not classify_model_error(exc).context_overflow:
+                    break
+        return self._failed(state, error, attempts[0], started)
 
     async def arun(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None:
             return state
-        started, attempts = time.perf_counter(), [0]
-        prompt, model = list(state.prompt), self._model(state)
-        try:
-            reply = await self._call_async(model, prompt, config, attempts)
-            return self._done(state, prompt, reply, started)
-        except Exception as exc:
-            if classify_model_error(exc).context_overflow:
-                prompt = self._shrunk(state)
-                try:
-                    reply = await self._call_async(model, prompt, config, attempts)
-                    return self._done(state, prompt, reply, started)
-                except Exception as again:
-                    exc = again
-            return self._failed(state, exc, attempts[0], started)
+        started, attempts, model = time.perf_counter(), [0], self._model(state)
+        for prompt in self._prompts(state):
+            try:
+                reply = await self._call_async(model, prompt, config, attempts)
+                return self._done(state, prompt, reply, started)
+            except Exception as exc:
+                error = exc
+                if not classify_model_error(exc).context_overflow:
+                    break
+        return self._failed(state, error, attempts[0], started)

@@ -19,9 +19,10 @@ import logging
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 import requests
+from pydantic import model_validator
 from tenacity import (
     RetryCallState,
     Retrying,
@@ -33,8 +34,16 @@ from tenacity import (
 from tenacity.stop import stop_base
 
 from lcel_agent._redact import redact
+from lcel_agent.tools._args import SingleArgTool
 
-__all__ = ["BROWSER_USER_AGENT", "USER_AGENT", "fetch", "install_log_redaction", "session"]
+__all__ = [
+    "BROWSER_USER_AGENT",
+    "USER_AGENT",
+    "HttpTool",
+    "fetch",
+    "install_log_redaction",
+    "session",
+]
 
 USER_AGENT = "lcel-agent/0.1 (+python-requests)"
 """Sent to APIs, so their operators can tell this library's traffic apart."""
@@ -180,3 +189,48 @@ def fetch(
 def _tries(retrying: Retrying) -> str:
     count = int(retrying.statistics.get("attempt_number", 1))
     return "1 attempt" if count == 1 else f"{count} attempts"
+
+
+class HttpTool(SingleArgTool):
+    """Base of the bundled web tools: one string argument, HTTP limits, never a raise.
+
+    Subclasses set ``name``, ``description``, ``args_schema`` and the limits'
+    defaults, and implement :meth:`_call`; :meth:`fetch_limits` hands the limits
+    to :func:`fetch`.
+    """
+
+    request_timeout: float = 5.0
+    """Seconds one HTTP attempt may take."""
+    time_limit: float = 12.0
+    """Seconds the whole call (every attempt) may take; published as ``metadata["timeout"]``."""
+    attempts: int = 2
+    """HTTP attempts for timeouts, connection errors and 5xx, the first included."""
+    retry_wait: float = 0.2
+    """Seconds between attempts."""
+
+    @model_validator(mode="after")
+    def _publish_limits(self) -> Self:
+        # The dispatcher reads these: the tool may be retried, and how long it may run.
+        self.metadata = {**(self.metadata or {}), "idempotent": True, "timeout": self.time_limit}
+        return self
+
+    def fetch_limits(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`fetch` that carry this tool's limits."""
+        return {
+            "attempt_timeout": self.request_timeout,
+            "time_limit": self.time_limit,
+            "attempts": self.attempts,
+            "retry_wait": self.retry_wait,
+        }
+
+    def _call(self, value: str) -> str:
+        """Do the work for the (stripped) argument; return the result or an ``ERROR:`` text."""
+        raise NotImplementedError
+
+    def _run(self, *args: Any, **kwargs: Any) -> str:
+        (field,) = self.args  # a SingleArgTool has exactly one field
+        value = kwargs.get(field, args[0] if args else "")
+        try:
+            return self._call(str(value).strip())
+        except Exception as exc:  # the tool's contract: a string, never a raise
+            return redact(f"ERROR: {self.name} failed unexpectedly: {exc!r}")

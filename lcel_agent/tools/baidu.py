@@ -18,15 +18,13 @@ import json
 import os
 import unicodedata
 from html.parser import HTMLParser
-from typing import Any, Self
 from urllib.parse import urljoin, urlsplit
 
 import requests
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from lcel_agent._redact import redact
-from lcel_agent.tools._args import SingleArgInput, SingleArgTool
-from lcel_agent.tools._http import BROWSER_USER_AGENT, fetch
+from lcel_agent.tools._args import SingleArgInput
+from lcel_agent.tools._http import BROWSER_USER_AGENT, HttpTool, fetch
 
 __all__ = [
     "DEFAULT_BAIDU_BASE_URL",
@@ -149,7 +147,7 @@ _VERIFY_ERROR = (
 )
 
 
-class BaiduSearchTool(SingleArgTool):
+class BaiduSearchTool(HttpTool):
     """Baidu web search, top results as a JSON list (see the module docstring)."""
 
     name: str = "search_baidu"
@@ -163,21 +161,8 @@ class BaiduSearchTool(SingleArgTool):
     """Seconds one HTTP attempt may take."""
     time_limit: float = 20.0
     """Seconds the whole call may take; published as ``metadata["timeout"]``."""
-    attempts: int = 2
-    retry_wait: float = 0.2
 
-    @model_validator(mode="after")
-    def _publish_limits(self) -> Self:
-        self.metadata = {**(self.metadata or {}), "idempotent": True, "timeout": self.time_limit}
-        return self
-
-    def _run(self, query: str, **_: Any) -> str:
-        try:
-            return self._search(query.strip())
-        except Exception as exc:  # the tool's contract: a string, never a raise
-            return redact(f"ERROR: search_baidu failed unexpectedly: {exc!r}")
-
-    def _search(self, query: str) -> str:
+    def _call(self, query: str) -> str:
         if problem := _check_query(query):
             return problem
         base = (os.environ.get("BAIDU_BASE_URL", "").strip() or DEFAULT_BAIDU_BASE_URL).rstrip("/")
@@ -192,10 +177,7 @@ class BaiduSearchTool(SingleArgTool):
                     "Accept": "text/html,application/xhtml+xml",
                     "Accept-Language": "zh-CN,zh;q=0.9",
                 },
-                attempt_timeout=self.request_timeout,
-                time_limit=self.time_limit,
-                attempts=self.attempts,
-                retry_wait=self.retry_wait,
+                **self.fetch_limits(),
                 # Redirects are followed by hand: one to wappass.baidu.com is the
                 # verification page, and must not be fetched.
                 allow_redirects=False,

@@ -17,14 +17,14 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from typing import Any, Self
+from typing import Any
 
 import requests
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from lcel_agent._redact import redact, register_secret
-from lcel_agent.tools._args import SingleArgInput, SingleArgTool
-from lcel_agent.tools._http import USER_AGENT, fetch
+from lcel_agent.tools._args import SingleArgInput
+from lcel_agent.tools._http import USER_AGENT, HttpTool, fetch
 
 __all__ = ["DEFAULT_AMAP_BASE_URL", "WeatherInput", "WeatherTool", "get_weather"]
 
@@ -84,7 +84,7 @@ def _describe_failure(data: dict[str, Any]) -> str:
     )
 
 
-class WeatherTool(SingleArgTool):
+class WeatherTool(HttpTool):
     """Amap's live weather for one city (see the module docstring)."""
 
     name: str = "get_weather"
@@ -93,28 +93,9 @@ class WeatherTool(SingleArgTool):
         "city's Chinese name (e.g. 北京) or its 6-digit adcode (e.g. 110000)."
     )
     args_schema: type[WeatherInput] = WeatherInput
-    request_timeout: float = 5.0
-    """Seconds one HTTP attempt may take."""
-    time_limit: float = 12.0
-    """Seconds the whole call (both attempts) may take; published as ``metadata["timeout"]``."""
-    attempts: int = 2
-    """HTTP attempts for timeouts, connection errors and 5xx, the first included."""
-    retry_wait: float = 0.2
-    """Seconds between attempts."""
+    # The HTTP limits are HttpTool's defaults: 5 s per attempt, 12 s in all, 2 attempts.
 
-    @model_validator(mode="after")
-    def _publish_limits(self) -> Self:
-        # The dispatcher reads these: the tool may be retried, and how long it may run.
-        self.metadata = {**(self.metadata or {}), "idempotent": True, "timeout": self.time_limit}
-        return self
-
-    def _run(self, city: str, **_: Any) -> str:
-        try:
-            return self._weather(city.strip())
-        except Exception as exc:  # the tool's contract: a string, never a raise
-            return redact(f"ERROR: get_weather failed unexpectedly: {exc!r}")
-
-    def _weather(self, city: str) -> str:
+    def _call(self, city: str) -> str:
         if problem := _check_city(city):
             return problem
         key = os.environ.get("AMAP_KEY", "").strip()
@@ -130,10 +111,7 @@ class WeatherTool(SingleArgTool):
             base.rstrip("/") + _PATH,
             params={"city": city, "key": key, "extensions": "base", "output": "JSON"},
             headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
-            attempt_timeout=self.request_timeout,
-            time_limit=self.time_limit,
-            attempts=self.attempts,
-            retry_wait=self.retry_wait,
+            **self.fetch_limits(),
         )
         if isinstance(answer, str):
             return answer
