@@ -4,7 +4,8 @@ Pure functions over the run's action history, shared by the sync and async
 dispatchers. An action *drifts* when
 
 * the same tool with the same input already failed in this run (one repeat
-  of a call that only timed out is a retry, not drift);
+  of a call that only timed out, or of a failed call to an idempotent tool, is
+  a retry, not drift);
 * it already succeeded and its result is still in the memory window (when
   the window has evicted it, asking again is legitimate);
 * it completes an A, B, A, B oscillation between two actions;
@@ -34,6 +35,8 @@ def detect_drift(
     history: Sequence[HistoryEntry],
     window_texts: Iterable[str],
     batch: Sequence[Action] = (),
+    *,
+    may_retry: bool = False,
 ) -> str | None:
     """Return why ``action`` is drift, or None when it is not.
 
@@ -42,6 +45,7 @@ def detect_drift(
         history: the run's earlier dispatches, oldest first.
         window_texts: the texts of the messages now in the memory window.
         batch: the actions before this one in the same reply.
+        may_retry: the tool is idempotent, so one repeat after any failure is a retry.
     """
     sig = action.signature()
     if any(other.signature() == sig for other in batch):
@@ -49,8 +53,10 @@ def detect_drift(
     earlier = [entry for entry in history if entry[0] == sig]
     if earlier:
         _, ok, excerpt = earlier[-1]
-        # A call that only timed out, once, may be asked again: that is a retry, not a loop.
-        if not ok and not (len(earlier) == 1 and excerpt == TIMED_OUT):
+        # One repeat of a call that failed once is a retry, not a loop, when it only timed
+        # out or when the tool says running it twice is safe (a transient failure may clear).
+        retry = len(earlier) == 1 and (excerpt == TIMED_OUT or may_retry)
+        if not ok and not retry:
             return "it already failed"
         if ok and (not excerpt or any(excerpt in text for text in window_texts)):
             return "its result is already in the conversation"

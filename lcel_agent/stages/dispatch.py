@@ -194,7 +194,13 @@ class DispatchTools(Stage):
             if tool is None:
                 planned.append(self._unknown(action))
                 continue
-            why = detect_drift(action, history, window, actions[:index]) if state else None
+            why = (
+                detect_drift(
+                    action, history, window, actions[:index], may_retry=is_idempotent(tool)
+                )
+                if state
+                else None
+            )
             if why is not None:
                 text = texts.DRIFT_NUDGE.format(name=action.tool, why=why)
                 planned.append(self._refused(action, ErrorClass.DRIFT, text))

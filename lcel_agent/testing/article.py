@@ -19,7 +19,8 @@ LangChain's classic ``AgentExecutor`` expects) when the prompt contains ``Action
 else ``"json"``: one ``{"action": ..., "action_input": ...}`` object, or a list of them
 when ``parallel=True``.
 
-Behaviour: after an observation containing ``ERROR`` it retries the same call once,
+Behaviour: after an observation containing ``ERROR`` it retries the same call once
+(under the right name when the failure was a misspelt tool),
 then moves on to other missing facts (and comes back stubbornly); when a message after
 its last action says it is repeating ("repeat" or "重复") it uses the city's adcode, or
 gives a partial answer when no untried call is left.
@@ -54,6 +55,7 @@ ADCODES: dict[str, str] = {
 """Amap adcodes of some cities: what the model switches to when told it is repeating."""
 
 _MISSPELT = {"get_weather": "get_wether", "search_baidu": "serach_baidu"}
+_CORRECTED = {wrong: right for right, wrong in _MISSPELT.items()}
 
 
 @dataclass(frozen=True)
@@ -310,7 +312,13 @@ class ArticleTaskModel:
         if not missing:
             return None
         fails = Counter(a.call for a in view.attempts if a.failed)
-        retry = [a.call for a in view.last_batch if a.failed and fails[a.call] == 1]
+        # A call to a tool that does not exist is retried under the real name: the error
+        # lists the tools (and suggests the closest), as models given that hint do.
+        retry = [
+            _Call(_CORRECTED.get(a.call.tool, a.call.tool), a.call.arg)
+            for a in view.last_batch
+            if a.failed and fails[a.call] == 1
+        ]
         if retry:
             return retry if self.parallel else retry[:1]
         told = re.search(r"repeat|重复", view.after_last, re.I) is not None

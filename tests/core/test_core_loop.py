@@ -233,3 +233,21 @@ def test_transient_stop_policy_means_no_retries(run, weather):
     llm = ScriptedChatModel([APIStatusFault(503)] * 3)
     result = run(create_agent(llm, [weather], policies={ErrorClass.LLM_TRANSIENT: Policy.STOP}))
     assert result.stop_reason is StopReason.LLM_ERROR and len(llm.calls) == 1
+
+
+def test_one_repeat_of_a_failed_idempotent_call_is_a_retry(run, act):
+    from langchain_core.tools import tool
+
+    state = {"n": 0}
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Fails the first time, as a flaky service does."""
+        state["n"] += 1
+        return "ERROR: upstream busy" if state["n"] == 1 else f"{city}市天气：晴"
+
+    get_weather.metadata = {"idempotent": True}
+    llm = ScriptedChatModel([act("get_weather", "北京")] * 2 + [act("final", "晴")])
+    result = run(create_agent(llm, [get_weather], max_errors=2))
+    assert [s.error_class for s in result.steps] == [ErrorClass.TOOL_FAILURE, None, None]
+    assert result.stop_reason is StopReason.FINAL and state["n"] == 2
