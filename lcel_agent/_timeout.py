@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import queue
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 __all__ = ["CallTimeout", "acall_with_timeout", "arun_sync_with_timeout", "call_with_timeout"]
 
@@ -27,34 +28,86 @@ class CallTimeout(TimeoutError):
         self.seconds = seconds
 
 
+class _DaemonWorkers:
+    """Daemon threads that run jobs and wait for more, started only when none is idle.
+
+    Starting a thread per call cost about a third of the loop's own time. A job that
+    hangs keeps its worker, and the next call simply gets a new one, so abandoning
+    an overrunning call is still free. A worker idle for ``idle_seconds`` exits: long
+    enough to serve the next step of a busy loop, short enough that a finished burst
+    of runs leaves no threads behind.
+    """
+
+    def __init__(self, idle_seconds: float = 2.0) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._idle_seconds = idle_seconds
+
+    def submit(self, job: Callable[[], None]) -> None:
+        # Every change of the idle count and every put happens under the lock, so a
+        # worker that times out can tell whether a job was just promised to it.
+        with self._lock:
+            if self._idle:
+                self._idle -= 1
+                self._jobs.put(job)
+                return
+        threading.Thread(
+            target=self._work, args=(job,), name="lcel-agent-worker", daemon=True
+        ).start()
+
+    def _work(self, job: Callable[[], None]) -> None:
+        while True:
+            job()
+            with self._lock:
+                self._idle += 1
+            try:
+                job = self._jobs.get(timeout=self._idle_seconds)
+            except queue.Empty:
+                with self._lock:
+                    try:
+                        job = self._jobs.get_nowait()
+                    except queue.Empty:
+                        self._idle -= 1
+                        return
+
+
+_WORKERS = _DaemonWorkers()
+
+
+def _submit(fn: Callable[[], T]) -> concurrent.futures.Future[T]:
+    """Run ``fn`` on a daemon worker with the caller's context variables."""
+    future: concurrent.futures.Future[T] = concurrent.futures.Future()
+    ctx = contextvars.copy_context()
+
+    def job() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(ctx.run(fn))
+        except BaseException as exc:  # handed back to the caller through the future
+            future.set_exception(exc)
+
+    _WORKERS.submit(job)
+    return future
+
+
 def call_with_timeout(fn: Callable[[], T], timeout: float | None, what: str = "call") -> T:
     """Return ``fn()``, or raise :class:`CallTimeout` after ``timeout`` seconds.
 
     With ``timeout=None`` the call runs on the calling thread. Otherwise it runs
-    on a daemon thread carrying the caller's context variables (so callbacks and
+    on a daemon worker carrying the caller's context variables (so callbacks and
     tracing still see the parent run).
     """
     if timeout is None:
         return fn()
-    box: dict[str, Any] = {}
-    done = threading.Event()
-    ctx = contextvars.copy_context()
-
-    def target() -> None:
-        try:
-            box["value"] = ctx.run(fn)
-        except BaseException as exc:  # handed back to the caller below
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=target, name=f"lcel-agent:{what}", daemon=True).start()
-    if not done.wait(timeout):
-        raise CallTimeout(what, timeout)
-    if "error" in box:
-        raise box["error"]
-    value: T = box["value"]
-    return value
+    future = _submit(fn)
+    try:
+        return future.result(timeout)
+    except concurrent.futures.TimeoutError:
+        if future.done():  # the call's own TimeoutError, not an overrun
+            raise
+        raise CallTimeout(what, timeout) from None
 
 
 async def acall_with_timeout(
@@ -79,21 +132,10 @@ async def acall_with_timeout(
 async def arun_sync_with_timeout(
     fn: Callable[[], T], timeout: float | None, what: str = "call"
 ) -> T:
-    """Await a blocking ``fn()`` run on a daemon thread, giving up after ``timeout`` s.
+    """Await a blocking ``fn()`` run on a daemon worker, giving up after ``timeout`` s.
 
     Unlike ``loop.run_in_executor``, an overrunning call does not hold up
     ``asyncio.run``'s shutdown, which waits for the default executor's threads.
     """
-    future: concurrent.futures.Future[T] = concurrent.futures.Future()
-    ctx = contextvars.copy_context()
-
-    def target() -> None:
-        if not future.set_running_or_notify_cancel():
-            return
-        try:
-            future.set_result(ctx.run(fn))
-        except BaseException as exc:  # handed back to the awaiting task
-            future.set_exception(exc)
-
-    threading.Thread(target=target, name=f"lcel-agent:{what}", daemon=True).start()
+    future = _submit(fn)
     return await acall_with_timeout(lambda: asyncio.wrap_future(future), timeout, what)
