@@ -1,0 +1,188 @@
+"""Adapters: build each framework's agent on a chat model and run one task the same way.
+
+Every adapter is ``build(llm, tools) -> run`` where ``run(task) -> Outcome``. An adapter
+whose framework is not installed raises :class:`Unavailable` from ``build``, and the
+runner prints a row saying so instead of failing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.tools import BaseTool
+
+from lcel_agent import SlidingWindowMemory, create_agent
+
+#: A standard ReAct prompt (the shape of the well-known hub prompt), written out here.
+REACT_PROMPT = """Answer the following questions as best you can. You have access to the following tools:
+
+{tools}
+
+Use the following format:
+
+Question: the input question you must answer
+Thought: you should always think about what to do
+Action: the action to take, should be one of [{tool_names}]
+Action Input: the input to the action
+Observation: the result of the action
+... (this Thought/Action/Action Input/Observation can repeat N times)
+Thought: I now know the final answer
+Final Answer: the final answer to the original input question
+
+Begin!
+
+Question: {input}
+Thought:{agent_scratchpad}"""
+
+
+class Unavailable(Exception):
+    """The framework cannot be built here (not installed, or its API is missing)."""
+
+
+@dataclass
+class Outcome:
+    """What one run of one framework produced."""
+
+    output: str | None
+    stop: str
+    last_prompt_tokens: int = 0
+
+
+Run = Callable[[str], Outcome]
+Build = Callable[[BaseChatModel, Sequence[BaseTool]], Run]
+
+
+def _have(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def lcel(protocol: str = "json", max_errors: int = 2, **options: Any) -> Build:
+    """lcel_agent with the given protocol and breaker; ``max_loops`` 15 like the others."""
+
+    def build(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
+        agent = create_agent(
+            llm,
+            tools,
+            protocol=protocol,  # type: ignore[arg-type]
+            max_errors=max_errors,
+            max_loops=15,
+            **options,
+        )
+
+        def run(task: str) -> Outcome:
+            result = agent.invoke(task)
+            return Outcome(result.output, str(result.stop_reason.value))
+
+        return run
+
+    return build
+
+
+def classic_executor(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
+    """LangChain classic: create_react_agent + AgentExecutor, parsing errors handled."""
+    if not _have("langchain_classic"):
+        raise Unavailable("langchain-classic is not installed")
+    from langchain_classic.agents import AgentExecutor, create_react_agent
+    from langchain_core.prompts import PromptTemplate
+
+    agent = create_react_agent(llm, list(tools), PromptTemplate.from_template(REACT_PROMPT))
+    executor = AgentExecutor(
+        agent=agent, tools=list(tools), handle_parsing_errors=True, max_iterations=15
+    )
+
+    def run(task: str) -> Outcome:
+        try:
+            out = str(executor.invoke({"input": task})["output"])
+        except Exception as exc:  # a framework's failure is a result here, not a crash
+            return Outcome(None, type(exc).__name__)
+        if out.startswith("Agent stopped due to"):
+            return Outcome(None, "max_iterations")
+        return Outcome(out, "final")
+
+    return run
+
+
+def _last_text(messages: list[BaseMessage]) -> tuple[str | None, str]:
+    last = messages[-1] if messages else None
+    if isinstance(last, AIMessage) and not last.tool_calls:
+        text = last.text if isinstance(last.text, str) else str(last.content)
+        if "limit" in text.lower() and "model call" in text.lower():
+            return None, "call_limit"
+        return text, "final"
+    return None, "call_limit"
+
+
+def langchain_v1(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
+    """LangChain 1.x ``create_agent`` with ModelCallLimitMiddleware(run_limit=15).
+
+    The graph's recursion limit is set high (200) so the middleware, not the graph's
+    step count, is what ends a long run.
+    """
+    try:
+        from langchain.agents import create_agent as lc_create_agent
+        from langchain.agents.middleware import ModelCallLimitMiddleware
+    except ImportError as exc:
+        raise Unavailable(f"langchain 1.x create_agent/ModelCallLimitMiddleware: {exc}") from None
+    graph = lc_create_agent(llm, list(tools), middleware=[ModelCallLimitMiddleware(run_limit=15)])
+
+    def run(task: str) -> Outcome:
+        try:
+            state = graph.invoke({"messages": [("user", task)]}, {"recursion_limit": 200})  # type: ignore[call-overload]
+        except Exception as exc:
+            return Outcome(None, type(exc).__name__)
+        output, stop = _last_text(state["messages"])
+        return Outcome(output, stop)
+
+    return run
+
+
+def langgraph_prebuilt(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
+    """LangGraph's prebuilt ``create_react_agent``; recursion_limit 31 = 15 model calls."""
+    if not _have("langgraph"):
+        raise Unavailable("langgraph is not installed")
+    import warnings
+
+    with warnings.catch_warnings():  # deprecated in favour of langchain.agents.create_agent
+        warnings.simplefilter("ignore")
+        from langgraph.prebuilt import create_react_agent
+
+        graph = create_react_agent(llm, list(tools))
+
+    def run(task: str) -> Outcome:
+        try:
+            state = graph.invoke({"messages": [("user", task)]}, {"recursion_limit": 31})
+        except Exception as exc:
+            name = type(exc).__name__
+            return Outcome(None, "recursion_limit" if name == "GraphRecursionError" else name)
+        output, stop = _last_text(state["messages"])
+        return Outcome(output, stop)
+
+    return run
+
+
+#: The task table's rows: (label, builder).
+FRAMEWORKS: list[tuple[str, Build]] = [
+    ("lcel_agent json max_errors=2", lcel("json", 2)),
+    ("lcel_agent json max_errors=3", lcel("json", 3)),
+    ("lcel_agent json max_errors=5", lcel("json", 5)),
+    ("lcel_agent native tool calls", lcel("tool_calling", 2)),
+    (
+        "lcel_agent json max_errors=2, window 2000 tok",
+        lcel("json", 2, memory=SlidingWindowMemory(max_tokens=2000)),
+    ),
+    (
+        "lcel_agent json max_errors=3, window 2000 tok",
+        lcel("json", 3, memory=SlidingWindowMemory(max_tokens=2000)),
+    ),
+    ("classic AgentExecutor (ReAct)", classic_executor),
+    ("langchain 1.x create_agent", langchain_v1),
+    ("langgraph create_react_agent", langgraph_prebuilt),
+]
