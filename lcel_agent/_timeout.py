@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import functools
 import queue
 import threading
 from collections.abc import Awaitable, Callable
@@ -39,12 +40,13 @@ class _DaemonWorkers:
     """
 
     def __init__(self, idle_seconds: float = 2.0) -> None:
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[Callable[[], Callable[[], None]]] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._idle = 0
         self._idle_seconds = idle_seconds
 
-    def submit(self, job: Callable[[], None]) -> None:
+    def submit(self, job: Callable[[], Callable[[], None]]) -> None:
+        """Run ``job`` on a worker; the callable it returns is called once the worker is idle."""
         # Every change of the idle count and every put happens under the lock, so a
         # worker that times out can tell whether a job was just promised to it.
         with self._lock:
@@ -56,11 +58,14 @@ class _DaemonWorkers:
             target=self._work, args=(job,), name="lcel-agent-worker", daemon=True
         ).start()
 
-    def _work(self, job: Callable[[], None]) -> None:
+    def _work(self, job: Callable[[], Callable[[], None]]) -> None:
         while True:
-            job()
+            deliver = job()
+            # Idle before the caller hears back: its next call then finds this worker
+            # instead of starting another.
             with self._lock:
                 self._idle += 1
+            deliver()
             try:
                 job = self._jobs.get(timeout=self._idle_seconds)
             except queue.Empty:
@@ -80,13 +85,15 @@ def _submit(fn: Callable[[], T]) -> concurrent.futures.Future[T]:
     future: concurrent.futures.Future[T] = concurrent.futures.Future()
     ctx = contextvars.copy_context()
 
-    def job() -> None:
+    def job() -> Callable[[], None]:
         if not future.set_running_or_notify_cancel():
-            return
+            return lambda: None
         try:
-            future.set_result(ctx.run(fn))
+            value = ctx.run(fn)
         except BaseException as exc:  # handed back to the caller through the future
-            future.set_exception(exc)
+            # partial, not a lambda: the name ``exc`` is unbound when the except block ends.
+            return functools.partial(future.set_exception, exc)
+        return functools.partial(future.set_result, value)
 
     _WORKERS.submit(job)
     return future

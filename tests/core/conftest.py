@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 from collections.abc import Callable
@@ -10,20 +9,6 @@ from typing import Any
 
 import pytest
 from langchain_core.tools import BaseTool, tool
-
-from lcel_agent import AgentLoop, AgentResult
-
-
-@pytest.fixture(params=["sync", "async"])
-def run(request: pytest.FixtureRequest) -> Callable[..., AgentResult]:
-    """Run an agent with invoke or ainvoke: every test using it has an async twin."""
-
-    def runner(agent: AgentLoop, task: Any = "查询北京天气", config: Any = None) -> AgentResult:
-        if request.param == "sync":
-            return agent.invoke(task, config)
-        return asyncio.run(agent.ainvoke(task, config))
-
-    return runner
 
 
 class Calls:

@@ -11,10 +11,10 @@ from lcel_agent._timeout import CallTimeout, _DaemonWorkers, call_with_timeout
 
 
 def test_sequential_calls_reuse_one_worker():
-    before = threading.active_count()
-    names = {call_with_timeout(lambda: threading.current_thread().ident, 5.0) for _ in range(50)}
-    assert len(names) <= 2  # one worker (two if an earlier test's worker was just retiring)
-    assert threading.active_count() <= before + 1
+    existing = {t.ident for t in threading.enumerate()}
+    ran_on = {call_with_timeout(lambda: threading.get_ident(), 5.0) for _ in range(50)}
+    # Idle workers left by earlier tests may serve some calls; at most one is started.
+    assert len(ran_on - existing) <= 1
 
 
 def test_a_hung_call_is_abandoned_and_the_next_gets_a_fresh_worker():
@@ -37,7 +37,7 @@ def test_the_calls_own_errors_pass_through():
 def test_idle_workers_exit():
     workers = _DaemonWorkers(idle_seconds=0.1)
     ran_on: list[threading.Thread] = []
-    workers.submit(lambda: ran_on.append(threading.current_thread()))
+    workers.submit(lambda: ran_on.append(threading.current_thread()) or (lambda: None))
     deadline = time.monotonic() + 2.0
     while not ran_on and time.monotonic() < deadline:
         time.sleep(0.01)
