@@ -16,7 +16,14 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-__all__ = ["CallTimeout", "acall_with_timeout", "arun_sync_with_timeout", "call_with_timeout"]
+__all__ = [
+    "CANCEL_GRACE",
+    "CallTimeout",
+    "acall_with_timeout",
+    "arun_sync_with_timeout",
+    "call_async_with_timeout",
+    "call_with_timeout",
+]
 
 T = TypeVar("T")
 
@@ -146,3 +153,23 @@ async def arun_sync_with_timeout(
     """
     future = _submit(fn)
     return await acall_with_timeout(lambda: asyncio.wrap_future(future), timeout, what)
+
+
+#: Seconds a coroutine cancelled at its limit gets to unwind before a sync caller gives up on it.
+CANCEL_GRACE = 1.0
+
+
+def call_async_with_timeout(
+    fn: Callable[[], Awaitable[T]], timeout: float | None, what: str = "call"
+) -> T:
+    """From sync code, run the coroutine ``fn()`` on a loop of its own, cancelled at ``timeout``.
+
+    The coroutine runs on a daemon worker (the caller may be inside a running loop
+    already), under its own limit, so an overrun is cancelled rather than left
+    running; the caller waits :data:`CANCEL_GRACE` longer for that to happen and
+    only then abandons a coroutine that ignores cancellation.
+    """
+    outer = None if timeout is None else timeout + CANCEL_GRACE
+    return call_with_timeout(
+        lambda: asyncio.run(acall_with_timeout(fn, timeout, what)), outer, what
+    )

@@ -37,7 +37,13 @@ from pydantic import ValidationError
 
 from .. import texts
 from .._redact import redact
-from .._timeout import CallTimeout, acall_with_timeout, arun_sync_with_timeout, call_with_timeout
+from .._timeout import (
+    CallTimeout,
+    acall_with_timeout,
+    arun_sync_with_timeout,
+    call_async_with_timeout,
+    call_with_timeout,
+)
 from ..drift import TIMED_OUT, detect_drift
 from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
@@ -50,7 +56,6 @@ from .clean import message_text
 __all__ = ["DispatchTools", "is_idempotent", "tool_timeout"]
 
 _EXCERPT = 48
-_CANCEL_GRACE = 1.0  # seconds a cancelled async tool gets to unwind
 
 
 def tool_timeout(tool: BaseTool, default: float | None) -> float | None:
@@ -280,24 +285,15 @@ class DispatchTools(Stage):
     def _attempt(self, tool: BaseTool, tool_input: Any, config: RunnableConfig) -> _Outcome:
         timeout = tool_timeout(tool, self.timeout)
         what = f"tool {tool.name}"
-
-        async_only = getattr(tool, "func", True) is None and getattr(tool, "coroutine", None)
-        outer = timeout
-
-        def call() -> Any:
-            if async_only:
-                # An async-only tool gets its own loop, where an overrun is cancelled, not left running.
-                return asyncio.run(
-                    acall_with_timeout(lambda: tool.ainvoke(tool_input, config), timeout, what)
-                )
-            return tool.invoke(tool_input, config)
-
-        if async_only and timeout is not None:
-            # The inner limit fires first, so the cancellation is done before the loop moves on;
-            # the outer one only guards against a tool that ignores cancellation.
-            outer = timeout + _CANCEL_GRACE
         try:
-            return self._judge(call_with_timeout(call, outer, what))
+            if getattr(tool, "func", True) is None and getattr(tool, "coroutine", None):
+                # An async-only tool: on a loop of its own, where an overrun is cancelled.
+                value = call_async_with_timeout(
+                    lambda: tool.ainvoke(tool_input, config), timeout, what
+                )
+            else:
+                value = call_with_timeout(lambda: tool.invoke(tool_input, config), timeout, what)
+            return self._judge(value)
         except Exception as exc:
             return self._failure(tool, exc, timeout)
 

@@ -18,11 +18,7 @@ The dispatcher reads ``metadata["idempotent"]`` (may it retry?) and
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import contextvars
 import inspect
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, overload
@@ -36,6 +32,13 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import ValidationError
 
 from lcel_agent._redact import redact
+from lcel_agent._timeout import (
+    CallTimeout,
+    acall_with_timeout,
+    arun_sync_with_timeout,
+    call_async_with_timeout,
+    call_with_timeout,
+)
 from lcel_agent.tools._args import validation_error_text
 from lcel_agent.tools._output import stringify_output, truncate_output
 
@@ -43,8 +46,6 @@ __all__ = ["SafeTool", "safe_tool"]
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_OUTPUT_CHARS = 20_000
-# How long a sync caller waits past the timeout for an async tool to finish cancelling.
-_CANCEL_GRACE = 1.0
 
 
 @dataclass(frozen=True)
@@ -105,112 +106,63 @@ class SafeTool(BaseTool):
     def _config(self, callbacks: Any) -> RunnableConfig:
         return {"callbacks": callbacks}
 
-    # --- sync driver ---
+    # --- thin drivers: the time limits are lcel_agent._timeout's ---
 
     def _run(
         self, tool_input: str | dict[str, Any], run_manager: CallbackManagerForToolRun | None = None
     ) -> str:
         config = self._config(run_manager.get_child() if run_manager else None)
-        if not _native_sync(self.inner):
-            # An async-only tool runs on its own loop on a helper thread (the caller may
-            # be inside a loop already), where the timeout cancels it properly.
-            def run_loop() -> _Outcome:
-                return asyncio.run(self._native_async_call(tool_input, config))
-
-            grace = None if self.timeout is None else self.timeout + _CANCEL_GRACE
-            outcome = _in_daemon_thread(run_loop, grace, self.name)
-            if isinstance(outcome.value, _Outcome):  # the loop ran: its own verdict
-                outcome = outcome.value
-            return self._finish(outcome)
-
-        def call() -> Any:
-            return self.inner.invoke(tool_input, config)
-
-        return self._finish(_in_daemon_thread(call, self.timeout, self.name))
-
-    # --- async driver ---
+        inner, what = self.inner, f"tool {self.name}"
+        if _native_sync(inner):
+            return self._finish(
+                _guarded(
+                    lambda: call_with_timeout(
+                        lambda: inner.invoke(tool_input, config), self.timeout, what
+                    )
+                )
+            )
+        # An async-only tool runs on a loop of its own (the caller may be inside a
+        # loop already), where the timeout cancels it properly.
+        return self._finish(
+            _guarded(
+                lambda: call_async_with_timeout(
+                    lambda: inner.ainvoke(tool_input, config), self.timeout, what
+                )
+            )
+        )
 
     async def _arun(
         self,
         tool_input: str | dict[str, Any],
         run_manager: AsyncCallbackManagerForToolRun | None = None,
     ) -> str:
-        if _native_async(self.inner):
-            config = self._config(run_manager.get_child() if run_manager else None)
-            return self._finish(await self._native_async_call(tool_input, config))
-        sync_config = self._config(run_manager.get_sync().get_child() if run_manager else None)
-        return self._finish(
-            await _await_daemon_thread(
-                lambda: self.inner.invoke(tool_input, sync_config), self.timeout, self.name
-            )
-        )
-
-    async def _native_async_call(
-        self, tool_input: str | dict[str, Any], config: RunnableConfig
-    ) -> _Outcome:
-        async def guarded() -> _Outcome:
-            try:
-                return _Outcome(value=await self.inner.ainvoke(tool_input, config))
-            except Exception as exc:
-                return _Outcome(error=exc)
-
+        inner, what = self.inner, f"tool {self.name}"
         try:
-            # guarded() never raises, so a TimeoutError here is always ours.
-            return await asyncio.wait_for(guarded(), self.timeout)
-        except TimeoutError:
-            return _Outcome(timed_out=True)
+            if _native_async(inner):
+                config = self._config(run_manager.get_child() if run_manager else None)
+                value = await acall_with_timeout(
+                    lambda: inner.ainvoke(tool_input, config), self.timeout, what
+                )
+            else:
+                sync = self._config(run_manager.get_sync().get_child() if run_manager else None)
+                value = await arun_sync_with_timeout(
+                    lambda: inner.invoke(tool_input, sync), self.timeout, what
+                )
+        except CallTimeout:
+            return self._finish(_Outcome(timed_out=True))
+        except Exception as exc:
+            return self._finish(_Outcome(error=exc))
+        return self._finish(_Outcome(value=value))
 
 
 def _guarded(call: Callable[[], Any]) -> _Outcome:
+    """The outcome of ``call()``: its value, its own exception, or our timeout."""
     try:
         return _Outcome(value=call())
+    except CallTimeout:
+        return _Outcome(timed_out=True)
     except Exception as exc:
         return _Outcome(error=exc)
-
-
-def _start_daemon(call: Callable[[], Any], name: str, report: Callable[[_Outcome], None]) -> None:
-    # A sync call cannot be killed; on a daemon thread an overrun is abandoned and
-    # never keeps the process alive. The caller's context (tracing) goes along.
-    context = contextvars.copy_context()
-    threading.Thread(
-        target=lambda: report(context.run(_guarded, call)), name=f"safe_tool:{name}", daemon=True
-    ).start()
-
-
-def _in_daemon_thread(call: Callable[[], Any], timeout: float | None, name: str) -> _Outcome:
-    if timeout is None:
-        return _guarded(call)
-    box: list[_Outcome] = []
-    done = threading.Event()
-
-    def report(outcome: _Outcome) -> None:
-        box.append(outcome)
-        done.set()
-
-    _start_daemon(call, name, report)
-    return box[0] if done.wait(timeout) else _Outcome(timed_out=True)
-
-
-async def _await_daemon_thread(
-    call: Callable[[], Any], timeout: float | None, name: str
-) -> _Outcome:
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[_Outcome] = loop.create_future()
-
-    def settle(outcome: _Outcome) -> None:
-        if not future.done():
-            future.set_result(outcome)
-
-    def report(outcome: _Outcome) -> None:
-        # The loop may have closed while an abandoned call ran on.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(settle, outcome)
-
-    _start_daemon(call, name, report)
-    try:
-        return await asyncio.wait_for(future, timeout)
-    except TimeoutError:
-        return _Outcome(timed_out=True)
 
 
 @overload
