@@ -49,6 +49,7 @@ from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
 from ..tools._args import coerce_single_arg
+from ..tools._native import runs_async, runs_sync
 from ..tools._output import is_error_result, stringify_output, truncate_output
 from ._base import Stage
 from .clean import message_text
@@ -74,13 +75,6 @@ def _excerpt(obs: Observation) -> str:
     if obs.ok:
         return obs.output[:_EXCERPT]
     return TIMED_OUT if obs.error_class is ErrorClass.TOOL_TIMEOUT else ""
-
-
-def _has_async(tool: BaseTool) -> bool:
-    if getattr(tool, "coroutine", None) is not None:
-        return True
-    # A subclass that writes its own _arun; BaseTool's default just runs _run in an executor.
-    return type(tool)._arun is not BaseTool._arun and not hasattr(tool, "func")
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +280,7 @@ class DispatchTools(Stage):
         timeout = tool_timeout(tool, self.timeout)
         what = f"tool {tool.name}"
         try:
-            if getattr(tool, "func", True) is None and getattr(tool, "coroutine", None):
+            if not runs_sync(tool):
                 # An async-only tool: on a loop of its own, where an overrun is cancelled.
                 value = call_async_with_timeout(
                     lambda: tool.ainvoke(tool_input, config), timeout, what
@@ -301,7 +295,7 @@ class DispatchTools(Stage):
         timeout = tool_timeout(tool, self.timeout)
         what = f"tool {tool.name}"
         try:
-            if _has_async(tool):
+            if runs_async(tool):
                 value = await acall_with_timeout(
                     lambda: tool.ainvoke(tool_input, config), timeout, what
                 )

@@ -40,6 +40,7 @@ from lcel_agent._timeout import (
     call_with_timeout,
 )
 from lcel_agent.tools._args import validation_error_text
+from lcel_agent.tools._native import runs_async, runs_sync
 from lcel_agent.tools._output import stringify_output, truncate_output
 
 __all__ = ["SafeTool", "safe_tool"]
@@ -55,16 +56,6 @@ class _Outcome:
     value: Any = None
     error: Exception | None = None
     timed_out: bool = False
-
-
-def _native_sync(tool: BaseTool) -> bool:
-    return not isinstance(tool, StructuredTool) or tool.func is not None
-
-
-def _native_async(tool: BaseTool) -> bool:
-    if isinstance(tool, StructuredTool):
-        return tool.coroutine is not None
-    return type(tool)._arun is not BaseTool._arun
 
 
 class SafeTool(BaseTool):
@@ -113,7 +104,7 @@ class SafeTool(BaseTool):
     ) -> str:
         config = self._config(run_manager.get_child() if run_manager else None)
         inner, what = self.inner, f"tool {self.name}"
-        if _native_sync(inner):
+        if runs_sync(inner):
             return self._finish(
                 _guarded(
                     lambda: call_with_timeout(
@@ -138,7 +129,7 @@ class SafeTool(BaseTool):
     ) -> str:
         inner, what = self.inner, f"tool {self.name}"
         try:
-            if _native_async(inner):
+            if runs_async(inner):
                 config = self._config(run_manager.get_child() if run_manager else None)
                 value = await acall_with_timeout(
                     lambda: inner.ainvoke(tool_input, config), self.timeout, what
