@@ -174,6 +174,12 @@ class StepRecord:
     """Wall time of the tool dispatch, in milliseconds."""
     forced: bool = False
     """True on the loop reserved for a forced final answer."""
+    stage_ms: tuple[tuple[str, float], ...] = ()
+    """``(stage name, milliseconds)`` per stage of this loop, in chain order (empty when not timed)."""
+    window_tokens: int = 0
+    """Tokens of the memory window this loop's prompt was built from (the window's ``token_count``)."""
+    window_budget: int = 0
+    """The window's ``max_tokens`` at that call."""
 
     @property
     def error_class(self) -> ErrorClass | None:

@@ -79,6 +79,9 @@ class ClassifyError(Stage):
             llm_ms=state.llm_ms,
             tools_ms=state.tools_ms,
             forced=state.final_only,
+            # The window is still the one the prompt was built from: trim_memory runs after this.
+            window_tokens=state.memory.token_count,
+            window_budget=state.memory.max_tokens,
         )
 
     def _loop_error(self, state: AgentState) -> RunError | None:

@@ -6,7 +6,7 @@ import json
 
 from langchain_core.messages import HumanMessage
 
-from lcel_agent import ErrorClass, StopReason, create_agent, run_agent
+from lcel_agent import ErrorClass, SlidingWindowMemory, StopReason, create_agent, run_agent
 from lcel_agent.testing.fake import FunctionChatModel, ScriptedChatModel
 from lcel_agent.texts import FORMAT_REPROMPT
 
@@ -251,3 +251,12 @@ def test_one_repeat_of_a_failed_idempotent_call_is_a_retry(run, act):
     result = run(create_agent(llm, [get_weather], max_errors=2))
     assert [s.error_class for s in result.steps] == [ErrorClass.TOOL_FAILURE, None, None]
     assert result.stop_reason is StopReason.FINAL and state["n"] == 2
+
+
+def test_each_step_records_the_window_it_was_prompted_from(run, weather, act):
+    llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "晴")])
+    result = run(create_agent(llm, [weather], memory=SlidingWindowMemory(max_tokens=600)))
+    first, second = result.steps
+    assert first.window_budget == second.window_budget == 600
+    # The second prompt holds the first loop's turn too, so its window is larger.
+    assert 0 < first.window_tokens < second.window_tokens <= 600
