@@ -147,6 +147,9 @@ class RunError:
     """The error class."""
     message: str
     """The last error message, secrets redacted."""
+    notice: str | None = None
+    """What the model is told about this error, when it is not the class's fixed text
+    (e.g. a validation message, or "answer shorter"); never a raw parser or API error."""
 
     def __str__(self) -> str:
         return f"step {self.step} ({self.stage}): {self.error_class.value}: {self.message}"

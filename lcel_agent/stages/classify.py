@@ -131,11 +131,9 @@ class ClassifyError(Stage):
                 state, steps=steps, stop=StopReason.MAX_LOOPS, error=stop_error
             )
 
-        notice = (
-            FORMAT_REPROMPT
-            if error is not None and error.error_class is ErrorClass.FORMAT
-            else None
-        )
+        notice = error.notice if error is not None else None
+        if notice is None and error is not None and error.error_class is ErrorClass.FORMAT:
+            notice = FORMAT_REPROMPT
         pending = tuple(self.transcript.messages(state, notice))
         if error is None:
             return dataclasses.replace(state, steps=steps, consecutive_errors=0, pending=pending)

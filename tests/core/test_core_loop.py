@@ -260,3 +260,30 @@ def test_each_step_records_the_window_it_was_prompted_from(run, weather, act):
     assert first.window_budget == second.window_budget == 600
     # The second prompt holds the first loop's turn too, so its window is larger.
     assert 0 < first.window_tokens < second.window_tokens <= 600
+
+
+def test_a_stage_can_word_the_reprompt_with_a_notice(run, weather, act):
+    from dataclasses import replace
+
+    from langchain_core.runnables import RunnableLambda
+
+    from lcel_agent.stages import ParseAction
+
+    parse = ParseAction()
+
+    def strict(state):
+        state = parse.invoke(state)
+        if state.actions and state.actions[0].is_final and state.loop_error is None:
+            from lcel_agent import RunError
+
+            error = RunError(state.loops, "parse_action", ErrorClass.FORMAT, "too long", "Shorter.")
+            return replace(state, actions=(), loop_error=error)
+        return state
+
+    llm = ScriptedChatModel([act("final", "x" * 50), act("final", "x" * 50)])
+    agent = create_agent(llm, [weather], stages={"parse_action": RunnableLambda(strict)})
+    result = run(agent)
+    assert result.stop_reason is StopReason.MAX_ERRORS
+    second_prompt = llm.calls[1]
+    assert "Shorter." in second_prompt[-1].content
+    assert FORMAT_REPROMPT not in second_prompt[-1].content
