@@ -13,20 +13,29 @@
 Every argument is checked here, so a mistake shows up as a ``TypeError`` or a
 :class:`~lcel_agent.errors.ConfigurationError` (a ``ValueError``) when the agent
 is built, never in the middle of a run.
+
+The model may also be named (``create_agent("openai:gpt-4o-mini", tools)``) and
+a tool may be a plain typed function with a docstring (it becomes
+``langchain_core.tools.tool(fn)``).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseLLM
 from langchain_core.runnables import Runnable, RunnableBinding
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, tool
 
+from . import texts
+from ._models import chat_model_from_string
 from .errors import ConfigurationError, ErrorClass, Policy
-from .loop import AgentLoop, Limits
+from .limits import Limits
+from .loop import AgentLoop
 from .memory import SlidingWindowMemory
 from .policies import resolve_policies
 from .protocols import JsonTranscript, ToolCallTranscript
@@ -45,7 +54,9 @@ from .stages import (
     build_system_prompt,
     without_client_retries,
 )
+from .stages.dispatch import Approve
 from .state import FINAL_ACTION
+from .structured import ResponseFormat
 
 __all__ = ["create_agent", "run_agent"]
 
@@ -58,12 +69,9 @@ def _innermost(llm: Any) -> Any:
     return llm
 
 
-def _check_llm(llm: Any) -> None:
+def _check_llm(llm: Any) -> Any:
     if isinstance(llm, str):
-        raise TypeError(
-            f"llm must be a chat model, not the string {llm!r}: "
-            "pass e.g. ChatOpenAI(model=" + repr(llm) + ")"
-        )
+        llm = chat_model_from_string(llm)
     inner = _innermost(llm)
     if isinstance(inner, BaseLLM):
         raise TypeError(
@@ -74,6 +82,34 @@ def _check_llm(llm: Any) -> None:
         raise TypeError(
             f"llm must be a langchain-core chat model or a Runnable around one, not {type(llm).__name__}"
         )
+    return llm
+
+
+def _as_tool(item: Any) -> BaseTool:
+    """A tool as given, or a plain typed function with a docstring made into one."""
+    if isinstance(item, BaseTool):
+        return item
+    if not inspect.isfunction(item) or item.__name__ == "<lambda>":
+        raise TypeError(
+            f"{item!r} is not a langchain-core tool: decorate it with @tool "
+            "(langchain_core.tools), or pass a named function with type hints and a docstring"
+        )
+    if not (item.__doc__ or "").strip():
+        raise TypeError(
+            f"function {item.__name__!r} needs a docstring to be a tool (the model reads it), "
+            "or decorate it with @tool(description=...)"
+        )
+    untyped = [
+        p.name
+        for p in inspect.signature(item).parameters.values()
+        if p.annotation is inspect.Parameter.empty
+    ]
+    if untyped:
+        raise TypeError(
+            f"function {item.__name__!r} needs type hints on {untyped} to be a tool "
+            "(they become the schema the model fills)"
+        )
+    return tool(item)
 
 
 def _check_tools(tools: Any) -> list[BaseTool]:
@@ -84,21 +120,16 @@ def _check_tools(tools: Any) -> list[BaseTool]:
     if not tools:
         raise ConfigurationError("tools is empty: the agent needs at least one tool")
     names: set[str] = set()
-    for tool in tools:
-        if not isinstance(tool, BaseTool):
-            raise TypeError(
-                f"{tool!r} is not a langchain-core tool: decorate it with @tool (langchain_core.tools)"
-            )
-        if tool.name.lower() == FINAL_ACTION:
+    checked = [_as_tool(item) for item in tools]
+    for one in checked:
+        if one.name.lower() == FINAL_ACTION:
             raise ConfigurationError(
                 f"a tool may not be named {FINAL_ACTION!r}: that name ends the run"
             )
-        if tool.name in names:
-            raise ConfigurationError(
-                f"two tools are named {tool.name!r}: tool names must be unique"
-            )
-        names.add(tool.name)
-    return list(tools)
+        if one.name in names:
+            raise ConfigurationError(f"two tools are named {one.name!r}: tool names must be unique")
+        names.add(one.name)
+    return checked
 
 
 def _positive_int(name: str, value: Any, minimum: int = 1) -> int:
@@ -145,6 +176,42 @@ def _check_fallbacks(
     return checked
 
 
+def _check_format(
+    response_format: Any, tools: list[BaseTool], protocol: str
+) -> ResponseFormat | None:
+    if response_format is None:
+        return None
+    fmt = ResponseFormat(response_format)
+    direct = [t.name for t in tools if t.return_direct]
+    if direct:
+        raise ConfigurationError(
+            f"tools {direct} are return_direct, so their output would end the run unchecked; "
+            "response_format needs every answer to come from the model"
+        )
+    return fmt
+
+
+def _system_prompt(
+    persona: str | None,
+    *,
+    tools: list[BaseTool],
+    protocol: str,
+    parallel: bool,
+    fmt: ResponseFormat | None,
+) -> str:
+    """The system prompt for a persona (the agent's, or a run's system message)."""
+    prompt = build_system_prompt(tools, protocol=protocol, persona=persona, parallel=parallel)
+    if fmt is not None:
+        prompt += "\n" + texts.ANSWER_FORMAT_RULE.format(schema=fmt.schema_text())
+    return prompt
+
+
+def _check_approve(approve: Any) -> Approve | None:
+    if approve is not None and not callable(approve):
+        raise TypeError(f"approve must be a callable (sync or async), not {type(approve).__name__}")
+    return approve  # type: ignore[no-any-return]
+
+
 def _check_stages(stages: Mapping[str, Runnable[Any, Any]] | None) -> dict[str, Runnable[Any, Any]]:
     checked: dict[str, Runnable[Any, Any]] = {}
     for name, stage in (stages or {}).items():
@@ -180,8 +247,8 @@ def _bind_tools(
 
 
 def create_agent(
-    llm: Runnable[Any, Any],
-    tools: Sequence[BaseTool],
+    llm: Runnable[Any, Any] | str,
+    tools: Sequence[BaseTool | Callable[..., Any]],
     *,
     max_loops: int = 10,
     max_errors: int = 2,
@@ -203,16 +270,29 @@ def create_agent(
     sessions: SessionStore | None = None,
     max_concurrency: int = 8,
     max_observation_chars: int = 4000,
+    response_format: Any = None,
+    raise_on_failure: bool = False,
+    approve: Approve | None = None,
 ) -> AgentLoop:
     """Build an agent. See the README's configuration table for every option.
 
+    Round-2 options (docs/langchain.md has the details):
+
+    * ``response_format``: a pydantic model, a TypedDict or a JSON-schema dict;
+      the final answer is checked against it and ``result.output`` is the
+      validated value.
+    * ``raise_on_failure``: every stop but ``final`` raises
+      :class:`~lcel_agent.errors.AgentRunError` carrying the result.
+    * ``approve``: ``approve(action) -> True | False | str`` (sync or async),
+      asked before each tool call runs.
+
     Raises:
-        TypeError: an argument has the wrong type (a string as ``llm``, a plain
-            function as a tool, ...).
+        TypeError: an argument has the wrong type (a completion-only LLM, a
+            function without a docstring as a tool, ...).
         ConfigurationError: an argument has a bad value (``max_loops=0``, no
             tools, duplicate tool names, an unknown stage name, ...).
     """
-    _check_llm(llm)
+    chat: Runnable[Any, Any] = _check_llm(llm)
     tool_list = _check_tools(tools)
     names = {t.name for t in tool_list}
     _positive_int("max_loops", max_loops)
@@ -245,8 +325,10 @@ def create_agent(
     fallbacks = _check_fallbacks(fallback_tools, names)
     resolved = resolve_policies(policies)
     swapped = _check_stages(stages)
+    fmt = _check_format(response_format, tool_list, protocol)
+    approve = _check_approve(approve)
 
-    model = without_client_retries(llm, llm_timeout)
+    model = without_client_retries(chat, llm_timeout)
     tool_calling = protocol == "tool_calling"
     bound = _bind_tools(model, tool_list, parallel_tool_calls) if tool_calling else model
     built: dict[str, Runnable[Any, Any]] = {
@@ -260,7 +342,11 @@ def create_agent(
             backoff=llm_backoff,
         ),
         "clean_json": KeepReply() if tool_calling else CleanJson(),
-        "parse_action": ParseToolCalls() if tool_calling else ParseAction(),
+        "parse_action": (
+            ParseToolCalls(response_format=fmt)
+            if tool_calling
+            else ParseAction(response_format=fmt)
+        ),
         "dispatch_tools": DispatchTools(
             tool_list,
             timeout=tool_timeout,
@@ -270,30 +356,50 @@ def create_agent(
             parallel=parallel_tool_calls,
             max_concurrency=max_concurrency,
             max_observation_chars=max_observation_chars,
+            approve=approve,
         ),
         "classify_error": ClassifyError(
             max_errors=max_errors,
             policies=resolved,
             transcript=ToolCallTranscript() if tool_calling else JsonTranscript(),
+            return_direct=[t.name for t in tool_list if t.return_direct],
         ),
         "trim_memory": TrimMemory(),
     }
     built.update(swapped)
     return AgentLoop(
         {name: built[name] for name in STAGE_NAMES},
-        system_prompt=build_system_prompt(
-            tool_list, protocol=protocol, persona=system_prompt, parallel=parallel_tool_calls
+        system_prompt=partial(
+            _prompt_or_default,
+            system_prompt,
+            partial(
+                _system_prompt,
+                tools=tool_list,
+                protocol=protocol,
+                parallel=parallel_tool_calls,
+                fmt=fmt,
+            ),
         ),
         memory=memory if memory is not None else SlidingWindowMemory(max_tokens=800),
-        limits=Limits(max_loops, token_budget, time_budget, reserve_final_answer),
+        limits=Limits(max_loops, token_budget, time_budget, reserve_final_answer, max_errors),
         sessions=sessions,
+        response_format=fmt,
+        raise_on_failure=bool(raise_on_failure),
+        native_tools=tool_calling,
     )
+
+
+def _prompt_or_default(
+    default: str | None, build: Callable[[str | None], str], persona: str | None
+) -> str:
+    # A run's own system message replaces the agent's persona; the rules stay.
+    return build(persona if persona is not None else default)
 
 
 def run_agent(
     question: str,
     llm: Runnable[Any, Any],
-    tools: Sequence[BaseTool],
+    tools: Sequence[BaseTool | Callable[..., Any]],
     max_loops: int = 10,
     max_errors: int = 2,
     **options: Any,
@@ -307,7 +413,7 @@ def run_agent(
         question
     )
     if result.output is not None:
-        return result.output
+        return str(result.output)
     detail = str(result.error) if result.error else result.stop_reason.value
     messages: dict[str, Callable[[], str]] = {
         "max_loops": lambda: f"ERROR: 达到最大循环次数{max_loops}次，未完成任务",

@@ -12,7 +12,9 @@ signals between the library's own parts::
     ├── ModelCallError                          a model call failed after its retries
     │   ├── TransientModelError                   429, 5xx, timeouts, dropped connections
     │   └── FatalModelError                       401, 400, context too long, ...
-    └── SessionBusyError                        another run holds the same session
+    ├── SessionBusyError                        another run holds the same session
+    └── AgentRunError                           a run ended without an answer and the agent
+                                                was built with raise_on_failure=True (.result)
 
 ``ConfigurationError`` subclasses ``ValueError`` so ``except ValueError`` works
 as users expect; type mistakes raise a plain ``TypeError``.
@@ -21,11 +23,16 @@ as users expect; type mistakes raise a plain ``TypeError``.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from langchain_core.exceptions import OutputParserException
 
+if TYPE_CHECKING:
+    from .state import AgentResult
+
 __all__ = [
     "ActionParseError",
+    "AgentRunError",
     "ConfigurationError",
     "ErrorClass",
     "FatalModelError",
@@ -53,6 +60,8 @@ class ErrorClass(StrEnum):
     """The tool ran past its time limit."""
     TOOL_LIMIT = "tool_limit"
     """The call was refused by ``tool_call_limits``."""
+    REFUSED = "refused"
+    """The call was refused by the ``approve=`` callable (a person said no)."""
     LLM_TRANSIENT = "llm_transient"
     """429, 5xx, timeouts, connection resets: retried, then a stop if exhausted."""
     LLM_FATAL = "llm_fatal"
@@ -142,3 +151,23 @@ class SessionBusyError(LcelAgentError):
             + "; runs of one session must not overlap"
         )
         self.session_id = session_id
+
+
+class AgentRunError(LcelAgentError):
+    """A run ended with a stop other than ``final``; raised only with ``raise_on_failure=True``.
+
+    ``result`` is the run's whole :class:`~lcel_agent.state.AgentResult` (steps,
+    usage, the error), so nothing is lost by raising::
+
+        agent = create_agent(llm, tools, raise_on_failure=True)
+        sturdy = agent.with_retry(retry_if_exception_type=(AgentRunError,), stop_after_attempt=2)
+    """
+
+    def __init__(self, result: AgentResult) -> None:
+        detail = f": {result.error}" if result.error is not None else ""
+        super().__init__(f"the run stopped with {result.stop_reason.value!r}{detail}")
+        self.result = result
+
+    def __reduce__(self) -> tuple[type[AgentRunError], tuple[AgentResult]]:
+        # Rebuilt from the result, so the error survives pickling (process pools, Ray).
+        return (type(self), (self.result,))

@@ -1,137 +1,78 @@
-"""The driving Runnable: runs the step chain until a stop, under exact limits.
+"""The driving Runnable: runs the stages, loop after loop, until a stop, under exact limits.
 
 ``AgentLoop`` is what :func:`~lcel_agent.create_agent` returns. Each iteration
-is one pass of the step chain (``assemble_prompt | call_llm | ... |
-trim_memory``), traced as a child run named ``loop:N``. Before each pass the
-pure :func:`gate` decides whether another model call is allowed (loops, token
-budget, time budget, the loop reserved for a final answer); after the last,
-:func:`finish` builds the :class:`~lcel_agent.state.AgentResult`. The sync and
-async drivers only differ in ``invoke`` versus ``await ainvoke``.
+runs the stages in chain order (``assemble_prompt``, ``call_llm``, ...,
+``trim_memory``) as children of one run named ``loop:N``, timing each stage
+into the loop's :class:`~lcel_agent.state.StepRecord` (``stage_ms``). Before
+each loop the pure :func:`~lcel_agent.limits.gate` decides whether another
+model call is allowed; after the last, :func:`~lcel_agent.limits.finish` builds
+the :class:`~lcel_agent.state.AgentResult`. The sync and async drivers only
+differ in ``invoke`` versus ``await ainvoke``.
 
-Input: a task string, ``{"input": task}``, a message or a prompt value.
-Output: an ``AgentResult``; ``stream``/``astream`` yield each loop's
-``StepRecord`` as it finishes, then the ``AgentResult``. A session id in the
-config (``{"configurable": {"session_id": "..."}}``) carries the memory window
-across runs, when the agent has a session store.
+Input and output (see :mod:`lcel_agent.conversation`): a task string,
+``{"input": task}``, a message or a prompt value gives an ``AgentResult``;
+``{"messages": [...]}`` gives ``{"messages": [...]}``; a list of messages gives
+the final ``AIMessage``. ``stream``/``astream`` yield each loop's
+``StepRecord`` as it ends, then the output; with ``stream_mode="answer"`` they
+yield the answer's text as the model writes it.
+
+Per-run configuration: ``config["configurable"]`` may set ``max_loops``,
+``max_errors``, ``token_budget`` and ``time_budget`` for one run, and
+``session_id`` when the agent has a session store (declared in ``config_specs``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
-from langchain_core.messages import BaseMessage
-from langchain_core.prompt_values import PromptValue
-from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForChainRun,
+    BaseCallbackManager,
+    CallbackManagerForChainRun,
+)
+from langchain_core.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
 from langchain_core.runnables.config import patch_config
+from langchain_core.runnables.graph import Graph
 
-from .errors import ConfigurationError, ErrorClass
+from .conversation import RunInput, output_for, read_input, seed_window
+from .conversation.outputs import answer_text
+from .errors import AgentRunError, ConfigurationError
+from .graph import loop_graph
+from .limits import Limits, finish, gate, run_limits
+from .limits import limit_specs as _limit_specs
 from .memory import SlidingWindowMemory
 from .sessions import SessionStore
-from .stages.clean import message_text
-from .state import AgentResult, AgentState, RunError, StepRecord, StopReason
+from .state import AgentResult, AgentState, StepRecord, StopReason
+from .streaming import AnswerTap, apump, pump
+from .structured import ResponseFormat
 
-__all__ = ["AgentEvent", "AgentLoop", "Limits", "finish", "gate", "task_of"]
+__all__ = ["AgentEvent", "AgentLoop", "Limits", "StreamMode", "finish", "gate", "task_of"]
 
-#: What ``stream`` yields: a record per loop, then the result.
+#: What ``stream`` yields in the default mode: a record per loop, then the output.
 AgentEvent = StepRecord | AgentResult
 
+#: ``"steps"`` (the default): records, then the output; ``"answer"``: the answer's text.
+StreamMode = Literal["steps", "answer"]
 
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """The run's limits, checked by :func:`gate` before every model call."""
-
-    max_loops: int = 10
-    token_budget: int | None = None
-    time_budget: float | None = None
-    reserve_final_answer: bool = False
+# The session id as RunnableWithMessageHistory declares it, so the two specs merge.
+_SESSION_SPEC = ConfigurableFieldSpec(
+    id="session_id",
+    annotation=str,
+    name="Session ID",
+    description="Unique identifier for a session.",
+    default="",
+    is_shared=True,
+)
 
 
 def task_of(value: Any) -> str:
-    """The task text of an agent input (str, ``{"input": ...}``, message, prompt value)."""
-    if isinstance(value, Mapping):
-        key = next((k for k in ("input", "task", "question") if k in value), None)
-        if key is None:
-            raise ValueError(
-                f"the agent's input dict needs an 'input' key, got keys {sorted(value)}"
-            )
-        value = value[key]
-    if isinstance(value, PromptValue):
-        value = value.to_string()
-    elif isinstance(value, BaseMessage):
-        value = message_text(value)
-    if not isinstance(value, str):
-        raise TypeError(f"the agent's input must be a task string, not {type(value).__name__}")
-    if not value.strip():
-        raise ValueError("the agent's task is empty")
-    return value
-
-
-def _limit_error(state: AgentState, message: str) -> RunError:
-    last = state.steps[-1].error if state.steps else None
-    if last is not None:
-        message += f"; last error: {last.error_class.value}: {last.message}"
-    return RunError(state.loops, "loop", ErrorClass.LIMIT, message)
-
-
-def gate(state: AgentState, limits: Limits, iterations: int) -> AgentState:
-    """Decide, before a loop, whether it may run. Pure.
-
-    ``iterations`` is the driver's own count of passes, so a swapped-in
-    ``call_llm`` that forgets to count cannot break the ``max_loops`` bound.
-    """
-    if state.stop is not None:
-        return state
-    stop: StopReason | None = None
-    message = ""
-    if limits.time_budget is not None and time.monotonic() - state.started >= limits.time_budget:
-        stop, message = StopReason.BUDGET, f"time_budget={limits.time_budget:g} s spent"
-    elif limits.token_budget is not None and state.usage.total_tokens >= limits.token_budget:
-        stop = StopReason.BUDGET
-        message = f"token_budget={limits.token_budget} spent ({state.usage.total_tokens} tokens)"
-    elif max(state.loops, iterations) >= limits.max_loops:
-        stop = StopReason.MAX_LOOPS
-        message = f"max_loops={limits.max_loops} reached without a final answer"
-    if stop is not None:
-        return dataclasses.replace(state, stop=stop, error=_limit_error(state, message))
-    if limits.reserve_final_answer and limits.max_loops > 1 and state.loops == limits.max_loops - 1:
-        return dataclasses.replace(state, final_only=True)
-    return state
-
-
-def finish(state: AgentState) -> AgentResult:
-    """Build the run's result from its last state. Pure."""
-    stop = state.stop or StopReason.MAX_LOOPS
-    error = None if stop is StopReason.FINAL else state.error
-    forced = state.final_only and state.output is not None
-    if forced:
-        # The answer came from the loop reserved for it: the run did hit its loop limit.
-        stop = StopReason.MAX_LOOPS
-        error = RunError(
-            state.loops,
-            "loop",
-            ErrorClass.LIMIT,
-            "max_loops reached; the answer was forced on the last loop",
-        )
-    if stop is not StopReason.FINAL and error is None:
-        error = _limit_error(state, f"stopped: {stop.value}")
-    return AgentResult(
-        input=state.task,
-        output=state.output,
-        stop_reason=stop,
-        loops=state.loops,
-        steps=state.steps,
-        usage=state.usage,
-        error=error,
-        forced=forced,
-        elapsed_s=time.monotonic() - state.started,
-        messages=tuple(state.memory.messages),
-    )
+    """The task text of an agent input (any accepted form; see :mod:`lcel_agent.conversation`)."""
+    return read_input(value).task
 
 
 def _joined(chunks: Iterator[Any]) -> Any:
@@ -145,184 +86,387 @@ def _joined(chunks: Iterator[Any]) -> Any:
     return joined
 
 
+def _timed(state: AgentState, before: int, timings: list[tuple[str, float]]) -> AgentState:
+    """Write the loop's stage timings into the record it added (if it added one)."""
+    if len(state.steps) <= before:
+        return state
+    record = dataclasses.replace(state.steps[-1], stage_ms=tuple(timings))
+    return dataclasses.replace(state, steps=(*state.steps[:-1], record))
+
+
+def _rest_of_answer(result: AgentResult, streamed: list[str]) -> str:
+    """What of the answer the stream has not shown yet (all of it, when nothing streamed)."""
+    if result.output is None:
+        return ""
+    text = answer_text(result.output)
+    shown = "".join(streamed).strip()
+    return text[len(shown) :] if text.startswith(shown) else ""
+
+
+def _check_mode(mode: Any) -> StreamMode:
+    if mode not in ("steps", "answer"):
+        raise ConfigurationError(f"stream_mode must be 'steps' or 'answer', got {mode!r}")
+    return mode  # type: ignore[no-any-return]
+
+
 class AgentLoop(Runnable[Any, Any]):
-    """The agent: a Runnable that drives the step chain. Build it with ``create_agent``.
+    """The agent: a Runnable that drives the stages. Build it with ``create_agent``.
 
     Attributes:
-        step: the step chain (a ``RunnableSequence`` of the stages).
+        step: the step chain (a ``RunnableSequence`` of the stages), for users who
+            compose it themselves; the loop runs the stages one by one.
         stages: the stages by name, in chain order.
         memory: the window template; each run works on ``memory.fresh()``.
-        limits: the loop's limits.
+        limits: the loop's limits (a run's ``configurable`` may override them).
         sessions: the session store, if sessions are enabled.
+        response_format: the final answer's format, if any.
+        raise_on_failure: every stop but ``final`` raises :class:`AgentRunError`.
     """
 
     name = "lcel_agent"
 
     @property
+    def InputType(self) -> Any:
+        """A task string, ``{"input": ...}``, ``{"messages": [...]}``, messages, a prompt value."""
+        return Any
+
+    @property
     def OutputType(self) -> type[AgentResult]:
-        """``invoke`` returns an :class:`AgentResult`; ``stream`` ends with one."""
+        """``invoke`` returns an :class:`AgentResult` for a task (see the module docstring)."""
         return AgentResult
 
     def __init__(
         self,
         stages: Mapping[str, Runnable[Any, Any]],
         *,
-        system_prompt: str,
+        system_prompt: str | Callable[[str | None], str],
         memory: SlidingWindowMemory,
         limits: Limits,
         sessions: SessionStore | None = None,
+        response_format: ResponseFormat | None = None,
+        raise_on_failure: bool = False,
+        native_tools: bool = False,
     ) -> None:
         self.stages = dict(stages)
+        self._stages = tuple(self.stages.items())
         chain: Runnable[Any, Any] | None = None
         for stage in self.stages.values():
             chain = stage if chain is None else chain | stage
         if chain is None:
             raise ConfigurationError("the agent needs at least one stage")
         self.step = chain
-        self.system_prompt = system_prompt
+        if callable(system_prompt):
+            self._prompt_for: Callable[[str | None], str] | None = system_prompt
+            self.system_prompt = system_prompt(None)
+        else:
+            self._prompt_for = None
+            self.system_prompt = system_prompt
         self.memory = memory
         self.limits = limits
         self.sessions = sessions
+        self.response_format = response_format
+        self.raise_on_failure = raise_on_failure
+        self.native_tools = native_tools
 
-    # --- shared helpers --------------------------------------------------------
+    # --- what LangChain asks of a Runnable ---------------------------------------------
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        """The per-run limits, and ``session_id`` when the agent has a session store."""
+        specs = _limit_specs(self.limits)
+        if self.sessions is not None:
+            specs.append(_SESSION_SPEC)
+        return specs
+
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        """The stages in chain order and the loop's back edge (``draw_mermaid()``, ...)."""
+        return loop_graph(
+            self.stages, self.get_input_schema(config), self.get_output_schema(config)
+        )
+
+    # --- shared helpers --------------------------------------------------------------------
     @contextmanager
     def _window(
         self, config: RunnableConfig
     ) -> Iterator[tuple[SlidingWindowMemory, Callable[[SlidingWindowMemory], None]]]:
         session_id = (config.get("configurable") or {}).get("session_id")
-        if session_id is None:
+        # Without a store the id is someone else's (RunnableWithMessageHistory's, say): ignored.
+        if not session_id or self.sessions is None:
             yield self.memory.fresh(), lambda _memory: None
             return
-        if self.sessions is None:
-            raise ConfigurationError(
-                "a session_id was given but the agent has no session store: create_agent(..., sessions=SessionStore(path))"
-            )
         with self.sessions.session(str(session_id), self.memory) as handle:
             yield handle.memory, handle.save
 
-    def _start(self, task: str, memory: SlidingWindowMemory) -> AgentState:
+    def _system_prompt(self, persona: str | None) -> str:
+        if persona is None:
+            return self.system_prompt
+        if self._prompt_for is not None:
+            return self._prompt_for(persona)
+        return f"{persona}\n\n{self.system_prompt}"
+
+    def _begin(self, value: Any, config: RunnableConfig) -> tuple[RunInput, Limits]:
+        return read_input(value), run_limits(self.limits, config.get("configurable"))
+
+    def _start(self, run: RunInput, memory: SlidingWindowMemory, limits: Limits) -> AgentState:
         window = memory.copy()
-        window.add_system(self.system_prompt)
-        window.add_user(task)
-        return AgentState(task=task, memory=window, started=time.monotonic())
+        seed_window(
+            window, run, system_prompt=self._system_prompt(run.persona), native=self.native_tools
+        )
+        return AgentState(task=run.task, memory=window, started=time.monotonic())
 
-    @staticmethod
-    def _child(
-        config: RunnableConfig,
-        manager: CallbackManagerForChainRun | AsyncCallbackManagerForChainRun,
+    def _result(self, state: AgentState) -> AgentResult:
+        result = finish(state)
+        if self.response_format is not None and isinstance(result.output, str):
+            # A swapped-in stage may let an unchecked answer through: then its text is kept.
+            with contextlib.suppress(ValueError):
+                loaded = self.response_format.load(result.output)
+                result = dataclasses.replace(result, output=loaded)
+        return result
+
+    def _output(self, run: RunInput, result: AgentResult) -> Any:
+        if self.raise_on_failure and result.stop_reason is not StopReason.FINAL:
+            raise AgentRunError(result)
+        return output_for(run, result, structured=self.response_format is not None)
+
+    def _stage_config(
+        self, config: RunnableConfig, loop_run: Any, name: str, tap: AnswerTap | None
+    ) -> RunnableConfig | None:
+        """The config for ``call_llm`` when the answer streams: the tap sees its model only."""
+        if tap is None or name != "call_llm":
+            return None
+        callbacks: BaseCallbackManager = loop_run.get_child()
+        callbacks.add_handler(tap, inherit=True)
+        return patch_config(config, callbacks=callbacks)
+
+    # --- one loop ----------------------------------------------------------------------------
+    def _loop(
+        self,
+        state: AgentState,
         n: int,
-    ) -> RunnableConfig:
-        return patch_config(config, callbacks=manager.get_child(f"loop:{n}"))
+        manager: CallbackManagerForChainRun,
+        config: RunnableConfig,
+        tap: AnswerTap | None,
+    ) -> AgentState:
+        loop_run = manager.get_child(f"loop:{n}").on_chain_start(None, state, name=f"loop:{n}")
+        child = patch_config(config, callbacks=loop_run.get_child())
+        timings: list[tuple[str, float]] = []
+        before = len(state.steps)
+        try:
+            for name, stage in self._stages:
+                stage_config = self._stage_config(config, loop_run, name, tap) or child
+                started = time.perf_counter()
+                state = stage.invoke(state, stage_config)
+                timings.append((name, (time.perf_counter() - started) * 1000))
+        except BaseException as exc:
+            loop_run.on_chain_error(exc)
+            raise
+        state = _timed(state, before, timings)
+        loop_run.on_chain_end(state)
+        return state
 
-    # --- drivers -------------------------------------------------------------------
+    async def _aloop(
+        self,
+        state: AgentState,
+        n: int,
+        manager: AsyncCallbackManagerForChainRun,
+        config: RunnableConfig,
+        tap: AnswerTap | None,
+    ) -> AgentState:
+        loop_run = await manager.get_child(f"loop:{n}").on_chain_start(
+            None, state, name=f"loop:{n}"
+        )
+        child = patch_config(config, callbacks=loop_run.get_child())
+        timings: list[tuple[str, float]] = []
+        before = len(state.steps)
+        try:
+            for name, stage in self._stages:
+                stage_config = self._stage_config(config, loop_run, name, tap) or child
+                started = time.perf_counter()
+                state = await stage.ainvoke(state, stage_config)
+                timings.append((name, (time.perf_counter() - started) * 1000))
+        except BaseException as exc:
+            await loop_run.on_chain_error(exc)
+            raise
+        state = _timed(state, before, timings)
+        await loop_run.on_chain_end(state)
+        return state
+
+    # --- drivers -------------------------------------------------------------------------------
     def _drive(
-        self, value: Any, manager: CallbackManagerForChainRun, config: RunnableConfig
+        self,
+        run: RunInput,
+        limits: Limits,
+        manager: CallbackManagerForChainRun,
+        config: RunnableConfig,
+        tap: AnswerTap | None = None,
     ) -> Iterator[AgentEvent]:
-        task = task_of(value)
         with self._window(config) as (memory, save):
-            state, iterations = self._start(task, memory), 0
-            while (state := gate(state, self.limits, iterations)).stop is None:
+            state, iterations = self._start(run, memory, limits), 0
+            while (state := gate(state, limits, iterations)).stop is None:
+                if tap is not None:
+                    if tap.closed:
+                        break
+                    tap.begin_loop()
                 iterations += 1
                 before = len(state.steps)
-                state = self.step.invoke(state, self._child(config, manager, iterations))
+                state = self._loop(state, iterations, manager, config, tap)
                 if len(state.steps) > before:
                     yield state.steps[-1]
             save(state.memory)
-        yield finish(state)
+        yield self._result(state)
 
     async def _adrive(
-        self, value: Any, manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
+        self,
+        run: RunInput,
+        limits: Limits,
+        manager: AsyncCallbackManagerForChainRun,
+        config: RunnableConfig,
+        tap: AnswerTap | None = None,
     ) -> AsyncIterator[AgentEvent]:
-        task = task_of(value)
         with self._window(config) as (memory, save):
-            state, iterations = self._start(task, memory), 0
-            while (state := gate(state, self.limits, iterations)).stop is None:
+            state, iterations = self._start(run, memory, limits), 0
+            while (state := gate(state, limits, iterations)).stop is None:
+                if tap is not None:
+                    tap.begin_loop()
                 iterations += 1
                 before = len(state.steps)
-                state = await self.step.ainvoke(state, self._child(config, manager, iterations))
+                state = await self._aloop(state, iterations, manager, config, tap)
                 if len(state.steps) > before:
                     yield state.steps[-1]
             save(state.memory)
-        yield finish(state)
+        yield self._result(state)
 
-    # --- Runnable interface ------------------------------------------------------------
+    # --- Runnable interface --------------------------------------------------------------------
     def _invoke(
         self, value: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
-    ) -> AgentResult:
-        *_, result = self._drive(value, run_manager, config)
+    ) -> Any:
+        run, limits = self._begin(value, config)
+        *_, result = self._drive(run, limits, run_manager, config)
         assert isinstance(result, AgentResult)
-        return result
+        return self._output(run, result)
 
     async def _ainvoke(
         self, value: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
-    ) -> AgentResult:
+    ) -> Any:
+        run, limits = self._begin(value, config)
         last: AgentEvent | None = None
-        async for event in self._adrive(value, run_manager, config):
+        async for event in self._adrive(run, limits, run_manager, config):
             last = event
         assert isinstance(last, AgentResult)
-        return last
+        return self._output(run, last)
 
-    def invoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AgentResult:
-        result: AgentResult = self._call_with_config(self._invoke, input, config, run_type="chain")
-        return result
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """Run the agent once; the output's form follows the input's (module docstring)."""
+        return self._call_with_config(self._invoke, input, config, run_type="chain")
 
-    async def ainvoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AgentResult:
-        result: AgentResult = await self._acall_with_config(
-            self._ainvoke, input, config, run_type="chain"
-        )
-        return result
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """Async twin of :meth:`invoke`."""
+        return await self._acall_with_config(self._ainvoke, input, config, run_type="chain")
 
     def _transform(
         self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
-    ) -> Iterator[AgentEvent]:
-        yield from self._drive(_joined(inputs), run_manager, config)
+    ) -> Iterator[Any]:
+        run, limits = self._begin(_joined(inputs), config)
+        for event in self._drive(run, limits, run_manager, config):
+            yield self._output(run, event) if isinstance(event, AgentResult) else event
 
     async def _atransform(
         self,
         inputs: AsyncIterator[Any],
         run_manager: AsyncCallbackManagerForChainRun,
         config: RunnableConfig,
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncIterator[Any]:
         chunks = [value async for value in inputs]
-        async for event in self._adrive(_joined(iter(chunks)), run_manager, config):
-            yield event
+        run, limits = self._begin(_joined(iter(chunks)), config)
+        async for event in self._adrive(run, limits, run_manager, config):
+            yield self._output(run, event) if isinstance(event, AgentResult) else event
+
+    def _answer(
+        self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> Iterator[str]:
+        run, limits = self._begin(_joined(inputs), config)
+        # A structured answer is checked before it is shown, so it comes whole, at the end.
+        tap = None if self.response_format else AnswerTap(lambda _: None, native=self.native_tools)
+
+        def produce(emit: Callable[[str], None]) -> AgentResult:
+            if tap is not None:
+                tap.sink = emit
+            *_, result = self._drive(run, limits, run_manager, config, tap)
+            assert isinstance(result, AgentResult)
+            return result
+
+        if tap is None:
+            result = produce(lambda _: None)
+        else:
+            result = yield from pump(produce, on_close=lambda: setattr(tap, "closed", True))
+        rest = _rest_of_answer(result, tap.loop_text if tap else [])
+        if rest:
+            yield rest
+        self._output(run, result)  # raise_on_failure raises here, after the text
+
+    async def _aanswer(
+        self,
+        inputs: AsyncIterator[Any],
+        run_manager: AsyncCallbackManagerForChainRun,
+        config: RunnableConfig,
+    ) -> AsyncIterator[str]:
+        chunks = [value async for value in inputs]
+        run, limits = self._begin(_joined(iter(chunks)), config)
+        tap = None if self.response_format else AnswerTap(lambda _: None, native=self.native_tools)
+
+        async def produce(emit: Callable[[str], None]) -> AgentResult:
+            if tap is not None:
+                tap.sink = emit
+            last: AgentEvent | None = None
+            async for event in self._adrive(run, limits, run_manager, config, tap):
+                last = event
+            assert isinstance(last, AgentResult)
+            return last
+
+        results: list[AgentResult] = []
+        if tap is None:
+            results.append(await produce(lambda _: None))
+        else:
+            async for text in apump(produce, results):
+                yield text
+        rest = _rest_of_answer(results[0], tap.loop_text if tap else [])
+        if rest:
+            yield rest
+        self._output(run, results[0])
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[AgentEvent]:
-        """Yield each loop's :class:`StepRecord` as it ends, then the :class:`AgentResult`."""
-        yield from self._transform_stream_with_config(
-            iter([input]), self._transform, config, run_type="chain"
-        )
+    ) -> Iterator[Any]:
+        """Yield each loop's :class:`StepRecord` as it ends, then the output.
+
+        ``stream_mode="answer"`` (a keyword argument) yields the final answer's
+        text instead, in pieces, as the model writes it (docs/langchain.md).
+        """
+        yield from self.transform(iter([input]), config, **kwargs)
 
     async def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncIterator[Any]:
         """Async twin of :meth:`stream`."""
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        async for event in self._atransform_stream_with_config(
-            one(), self._atransform, config, run_type="chain"
-        ):
+        async for event in self.atransform(one(), config, **kwargs):
             yield event
 
     def transform(
         self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[AgentEvent]:
-        yield from self._transform_stream_with_config(
-            input, self._transform, config, run_type="chain"
-        )
+    ) -> Iterator[Any]:
+        answer = _check_mode(kwargs.get("stream_mode", "steps")) == "answer"
+        work = self._answer if answer else self._transform
+        yield from self._transform_stream_with_config(input, work, config, run_type="chain")
 
     async def atransform(
         self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncIterator[Any]:
+        answer = _check_mode(kwargs.get("stream_mode", "steps")) == "answer"
+        work = self._aanswer if answer else self._atransform
         async for event in self._atransform_stream_with_config(
-            input, self._atransform, config, run_type="chain"
+            input, work, config, run_type="chain"
         ):
             yield event

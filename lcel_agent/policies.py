@@ -22,6 +22,7 @@ DEFAULT_POLICIES: Mapping[ErrorClass, Policy] = {
     ErrorClass.TOOL_FAILURE: Policy.REPROMPT,
     ErrorClass.TOOL_TIMEOUT: Policy.RETRY,  # only idempotent tools are retried
     ErrorClass.TOOL_LIMIT: Policy.REPROMPT,
+    ErrorClass.REFUSED: Policy.REPROMPT,
     ErrorClass.DRIFT: Policy.REPROMPT,  # one nudge, then a drift stop
     ErrorClass.LLM_TRANSIENT: Policy.RETRY,
     ErrorClass.LLM_FATAL: Policy.STOP,
@@ -34,6 +35,7 @@ _ALLOWED: Mapping[ErrorClass, frozenset[Policy]] = {
     ErrorClass.TOOL_FAILURE: frozenset(Policy),
     ErrorClass.TOOL_TIMEOUT: frozenset(Policy),
     ErrorClass.TOOL_LIMIT: frozenset({Policy.REPROMPT, Policy.STOP}),
+    ErrorClass.REFUSED: frozenset({Policy.REPROMPT, Policy.STOP}),
     ErrorClass.DRIFT: frozenset({Policy.REPROMPT, Policy.STOP}),
     ErrorClass.LLM_TRANSIENT: frozenset({Policy.RETRY, Policy.STOP}),
     ErrorClass.LLM_FATAL: frozenset({Policy.STOP}),

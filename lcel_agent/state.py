@@ -184,6 +184,11 @@ class StepRecord:
     window_budget: int = 0
     """The window's ``max_tokens`` at that call."""
 
+    def __add__(self, other: Any) -> Any:
+        # A stream's events add up to the last one: LangChain adds streamed chunks to
+        # record a run's output, so a streamed run's trace ends with its real output.
+        return other
+
     @property
     def error_class(self) -> ErrorClass | None:
         """The loop's error class, or None when the loop succeeded."""
@@ -201,8 +206,9 @@ class AgentResult:
 
     input: str
     """The task the run was given."""
-    output: str | None
-    """The final answer, or None when the run stopped without one."""
+    output: Any
+    """The final answer (text, or the validated object with ``response_format``), or None
+    when the run stopped without one."""
     stop_reason: StopReason
     """Why the run ended."""
     loops: int
@@ -228,6 +234,9 @@ class AgentResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict of the whole result (what ``lcel-agent run --json`` prints)."""
         data = asdict(self)
+        dump = getattr(self.output, "model_dump", None)
+        if callable(dump):  # a response_format model: its JSON form
+            data["output"] = dump(mode="json")
         data["stop_reason"] = self.stop_reason.value
         data["usage"] = self.usage.to_dict()
         data["messages"] = [{"type": m.type, "content": m.content} for m in self.messages]

@@ -8,10 +8,13 @@ Each is a ``str.format`` template; the fields are listed beside it.
 from __future__ import annotations
 
 __all__ = [
+    "ANSWER_FORMAT_REPROMPT",
+    "ANSWER_FORMAT_RULE",
     "DEFAULT_PERSONA",
     "DRIFT_NUDGE",
     "FINAL_INSTRUCTION",
     "FORMAT_REPROMPT",
+    "NOT_APPROVED",
     "OBSERVATION",
     "TOOL_BAD_ARGUMENTS",
     "TOOL_FAILED",
@@ -59,3 +62,15 @@ FINAL_INSTRUCTION = (
     "This is the last allowed step. Do not call any tool. Answer now with "
     '{"action": "final", "action_input": "<your answer>"}, using only what you have gathered.'
 )
+
+#: ``response_format``: added to the system prompt. Fields: schema (compact JSON).
+ANSWER_FORMAT_RULE = "Your final answer must be a JSON object that fits this JSON schema: {schema}"
+
+#: ``response_format``: a final answer that does not fit. Fields: problems (short, bounded).
+ANSWER_FORMAT_REPROMPT = (
+    "Your final answer does not fit the required format ({problems}). "
+    "Give the final answer again as a JSON object that fits the schema."
+)
+
+#: ``approve=`` answered False: the call was not run. Fields: name.
+NOT_APPROVED = "ERROR: the call to {name!r} was not approved, so it was not run."

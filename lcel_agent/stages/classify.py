@@ -16,7 +16,7 @@ Pure: it reads what the earlier stages left in the state and writes
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from langchain_core.runnables import RunnableConfig
 
@@ -50,6 +50,8 @@ class ClassifyError(Stage):
         max_errors: consecutive failed loops that stop the run.
         policies: the policy per error class (``stop`` ends the run at once).
         transcript: how the loop is written into memory (per protocol).
+        return_direct: names of tools whose successful result ends the run as
+            its answer (``tool.return_direct``), with no further model call.
     """
 
     name = "classify_error"
@@ -60,9 +62,11 @@ class ClassifyError(Stage):
         max_errors: int = 2,
         policies: Mapping[ErrorClass, Policy] | None = None,
         transcript: Transcript | None = None,
+        return_direct: Collection[str] = (),
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
+        self.return_direct = frozenset(return_direct)
         self.max_errors = max_errors
         self.policies = {**DEFAULT_POLICIES, **(policies or {})}
         self.transcript: Transcript = transcript or JsonTranscript()
@@ -110,6 +114,16 @@ class ClassifyError(Stage):
             return dataclasses.replace(state, steps=steps, stop=StopReason.LLM_ERROR, error=error)
 
         final = next((a for a in state.actions if a.is_final), None)
+        direct = _direct_answer(state, self.return_direct) if error is None else None
+        if direct is not None:
+            return dataclasses.replace(
+                state,
+                steps=steps,
+                consecutive_errors=0,
+                stop=StopReason.FINAL,
+                output=direct,
+                pending=tuple(self.transcript.messages(state, None)),
+            )
         if final is not None and error is None:
             return dataclasses.replace(
                 state,
@@ -139,6 +153,8 @@ class ClassifyError(Stage):
             return dataclasses.replace(state, steps=steps, consecutive_errors=0, pending=pending)
 
         errors = state.consecutive_errors + 1
+        # A run's config may set its own max_errors (checked when the run started).
+        max_errors = (config.get("configurable") or {}).get("max_errors") or self.max_errors
         changes: dict[str, object] = {
             "steps": steps,
             "consecutive_errors": errors,
@@ -150,7 +166,15 @@ class ClassifyError(Stage):
                 changes["stop"] = StopReason.DRIFT
             changes["drift_nudged"] = True
         if "stop" not in changes and (
-            self.policies.get(error.error_class) is Policy.STOP or errors >= self.max_errors
+            self.policies.get(error.error_class) is Policy.STOP or errors >= max_errors
         ):
             changes["stop"] = StopReason.MAX_ERRORS
         return dataclasses.replace(state, **changes)  # type: ignore[arg-type]
+
+
+def _direct_answer(state: AgentState, names: frozenset[str]) -> str | None:
+    """The results of this loop's successful ``return_direct`` calls, in order, or None."""
+    if not names:
+        return None
+    found = [o.output for o in state.observations if o.ok and o.action.tool in names]
+    return "\n\n".join(found) if found else None

@@ -13,6 +13,14 @@ nothing of the others. A failed or timed-out call is retried once when its
 policy says ``retry`` and the tool is idempotent, then handed to its fallback
 tool, if it has one.
 
+Before anything runs, an ``approve`` callable (sync or async) is asked about
+each call, in order: ``True`` runs it; ``False`` or a string refuses it (the
+string, prefixed ``ERROR:``, is what the model reads), a ``refused`` error.
+Injected arguments (``InjectedToolCallId``, ``InjectedToolArg``) are never
+taken from the model: see :mod:`lcel_agent.tools._injected`. Every dispatched
+action carries a call id (the model's, or one made here), which the messages
+output and ``InjectedToolCallId`` arguments share.
+
 On its own, the dispatcher runs one action::
 
     DispatchTools([get_weather]).invoke({"action": "get_weather", "action_input": "北京"})
@@ -23,13 +31,16 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import difflib
+import inspect
 import json
 import threading
 import time
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, TypeAlias
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
@@ -45,18 +56,30 @@ from .._timeout import (
     call_with_timeout,
 )
 from ..drift import TIMED_OUT, detect_drift
-from ..errors import ErrorClass, Policy
+from ..errors import ConfigurationError, ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
 from ..tools._args import coerce_single_arg
+from ..tools._injected import Injected, injected_args, model_args
 from ..tools._native import runs_async, runs_sync
 from ..tools._output import is_error_result, stringify_output, truncate_output
 from ._base import Stage
 from .clean import message_text
 
-__all__ = ["DispatchTools", "is_idempotent", "tool_timeout"]
+__all__ = ["Approve", "DispatchTools", "is_idempotent", "tool_timeout"]
 
 _EXCERPT = 48
+
+#: ``approve=``: given each action before it runs; True runs it, False or a string refuses it.
+Approve: TypeAlias = Callable[[Action], "bool | str | Awaitable[bool | str]"]
+
+
+async def _awaited(value: Awaitable[Any]) -> Any:
+    return await value
+
+
+def _call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:24]}"
 
 
 def tool_timeout(tool: BaseTool, default: float | None) -> float | None:
@@ -134,6 +157,7 @@ class DispatchTools(Stage):
         max_concurrency: the most calls running at once.
         max_observation_chars: the longest result shown to the model; longer ones
             keep their head and tail around a marker.
+        approve: asked about each action before it runs (see the module docstring).
     """
 
     name = "dispatch_tools"
@@ -149,6 +173,7 @@ class DispatchTools(Stage):
         parallel: bool = True,
         max_concurrency: int = 8,
         max_observation_chars: int = 4000,
+        approve: Approve | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
@@ -160,6 +185,12 @@ class DispatchTools(Stage):
         self.parallel = parallel
         self.max_concurrency = max(1, max_concurrency)
         self.max_observation_chars = max_observation_chars
+        self.approve = approve
+        every = [*tools, *self.fallbacks.values()]
+        self._injected: dict[str, Injected] = {
+            t.name: found for t in every if (found := injected_args(t)) is not None
+        }
+        self._model_args = {t.name: model_args(t, self._injected.get(t.name)) for t in every}
 
     # --- decisions (pure, shared by the sync and async drivers) ---------------
     def _refused(self, action: Action, error_class: ErrorClass, text: str) -> Observation:
@@ -172,14 +203,55 @@ class DispatchTools(Stage):
         return self._refused(action, ErrorClass.UNKNOWN_TOOL, text)
 
     def _prepare_input(self, tool: BaseTool, value: Any) -> Any:
-        fields = list(tool.args)
-        if len(fields) == 1 and tool.args[fields[0]].get("type", "string") == "string":
+        args = self._model_args[tool.name]
+        fields = list(args)
+        if len(fields) == 1 and args[fields[0]].get("type", "string") == "string":
             return {fields[0]: coerce_single_arg(value, fields[0])}
         if isinstance(value, str) and value.strip().startswith("{"):
             value = json.loads(value)
         if not isinstance(value, dict):
             raise ValueError(f"expected an object with {fields}")
         return value
+
+    def _payload(self, tool: BaseTool, call: _Call, config: RunnableConfig) -> Any:
+        """What the tool is invoked with: the model's input, injected arguments filled."""
+        injected = self._injected.get(tool.name)
+        if injected is None:
+            return call.tool_input
+        args = {k: v for k, v in call.tool_input.items() if k not in injected.names}
+        configurable = config.get("configurable") or {}
+        for name in injected.from_config:
+            if name in configurable:
+                args[name] = configurable[name]
+            elif name in injected.required:
+                raise ConfigurationError(
+                    f"tool {tool.name!r} needs the injected argument {name!r}: "
+                    f"pass it in the run's config, {{'configurable': {{{name!r}: ...}}}}"
+                )
+        if not injected.call_id:
+            return args
+        # A full ToolCall: the tool fills its InjectedToolCallId argument from the id.
+        return {"type": "tool_call", "name": tool.name, "args": args, "id": call.action.call_id}
+
+    def _verdict(self, action: Action, answer: Any) -> Observation | None:
+        """None to run the action; else the refusal the model reads."""
+        if answer is True:
+            return None
+        if answer is False:
+            text = texts.NOT_APPROVED.format(name=action.tool)
+        elif isinstance(answer, str):
+            text = answer if answer.lstrip().startswith("ERROR:") else f"ERROR: {answer}"
+        else:
+            raise TypeError(f"approve must return True, False or a string, not {answer!r}")
+        return self._refused(action, ErrorClass.REFUSED, text)
+
+    @staticmethod
+    def _without(batch: _Batch, refused: dict[int, Observation]) -> _Batch:
+        if not refused:
+            return batch
+        planned = [refused.get(id(p), p) for p in batch.planned]
+        calls = [c for c in batch.calls if id(c) not in refused]
+        return _Batch(planned, calls, batch.budget, batch.started)
 
     def plan(
         self, state: AgentState | None, actions: Sequence[Action]
@@ -207,7 +279,8 @@ class DispatchTools(Stage):
             try:
                 tool_input = self._prepare_input(tool, action.tool_input)
             except ValueError:
-                schema = ", ".join(f"{k}: {v.get('type', 'any')}" for k, v in tool.args.items())
+                args = self._model_args[tool.name].items()
+                schema = ", ".join(f"{k}: {v.get('type', 'any')}" for k, v in args)
                 text = texts.TOOL_BAD_ARGUMENTS.format(name=tool.name, schema="{" + schema + "}")
                 planned.append(self._refused(action, ErrorClass.BAD_ARGUMENTS, text))
                 continue
@@ -314,7 +387,7 @@ class DispatchTools(Stage):
             return self._limit_notice(call)
         while True:
             attempts += 1
-            outcome = self._attempt(tool, call.tool_input, config)
+            outcome = self._attempt(tool, self._payload(tool, call, config), config)
             following = self._next(call, outcome, tool, attempts)
             if following is None or not budget.take(call.tool.name):
                 return self._observe(call, outcome, tool, attempts, started)
@@ -326,7 +399,7 @@ class DispatchTools(Stage):
             return self._limit_notice(call)
         while True:
             attempts += 1
-            outcome = await self._aattempt(tool, call.tool_input, config)
+            outcome = await self._aattempt(tool, self._payload(tool, call, config), config)
             following = self._next(call, outcome, tool, attempts)
             if following is None or not budget.take(call.tool.name):
                 return self._observe(call, outcome, tool, attempts, started)
@@ -336,7 +409,41 @@ class DispatchTools(Stage):
     def _tool_actions(self, state: AgentState) -> tuple[Action, ...]:
         if state.stop is not None or state.loop_error is not None or state.final_only:
             return ()
-        return tuple(a for a in state.actions if not a.is_final)
+        return tuple(
+            a if a.call_id else dataclasses.replace(a, call_id=_call_id())
+            for a in state.actions
+            if not a.is_final
+        )
+
+    # --- approval: asked in order, before anything of the reply runs ---------------------
+    def _approved(self, batch: _Batch) -> _Batch:
+        if self.approve is None:
+            return batch
+        refused: dict[int, Observation] = {}
+        for call in batch.calls:
+            answer: Any = self.approve(call.action)
+            if inspect.isawaitable(answer):
+                answer = call_async_with_timeout(partial(_awaited, answer), None, "approve")
+            if (verdict := self._verdict(call.action, answer)) is not None:
+                refused[id(call)] = verdict
+        return self._without(batch, refused)
+
+    async def _aapproved(self, batch: _Batch) -> _Batch:
+        approve = self.approve
+        if approve is None:
+            return batch
+        refused: dict[int, Observation] = {}
+        for call in batch.calls:
+            if inspect.iscoroutinefunction(approve):
+                answer: Any = await approve(call.action)
+            else:
+                # A person at a terminal blocks: keep the event loop free meanwhile.
+                answer = await asyncio.to_thread(approve, call.action)
+                if inspect.isawaitable(answer):
+                    answer = await answer
+            if (verdict := self._verdict(call.action, answer)) is not None:
+                refused[id(call)] = verdict
+        return self._without(batch, refused)
 
     def _finish(
         self, state: AgentState, results: list[Observation], budget: _Budget, started: float
@@ -375,6 +482,7 @@ class DispatchTools(Stage):
         batch = self._begin(state)
         if batch is None:
             return state
+        batch = self._approved(batch)
         calls, budget = batch.calls, batch.budget
         if self.parallel and len(calls) > 1:
             workers = min(len(calls), self.max_concurrency)
@@ -388,6 +496,7 @@ class DispatchTools(Stage):
         batch = self._begin(state)
         if batch is None:
             return state
+        batch = await self._aapproved(batch)
         calls, budget = batch.calls, batch.budget
         if self.parallel and len(calls) > 1:
             gate = asyncio.Semaphore(self.max_concurrency)
@@ -405,23 +514,32 @@ class DispatchTools(Stage):
     @staticmethod
     def _as_action(value: Any) -> Action:
         if isinstance(value, Action):
-            return value
-        if isinstance(value, dict) and "action" in value:
-            return Action(str(value["action"]), value.get("action_input"))
-        if isinstance(value, dict) and "name" in value:
-            return Action(str(value["name"]), value.get("args", {}), value.get("id"))
-        raise TypeError(
-            "dispatch_tools takes an AgentState, an Action, or {'action', 'action_input'}"
-        )
+            action = value
+        elif isinstance(value, dict) and "action" in value:
+            action = Action(str(value["action"]), value.get("action_input"))
+        elif isinstance(value, dict) and "name" in value:
+            action = Action(str(value["name"]), value.get("args", {}), value.get("id"))
+        else:
+            raise TypeError(
+                "dispatch_tools takes an AgentState, an Action, or {'action', 'action_input'}"
+            )
+        return action if action.call_id else dataclasses.replace(action, call_id=_call_id())
+
+    def _standalone(self, value: Any) -> _Batch:
+        planned = self.plan(None, [self._as_action(value)])
+        calls = [p for p in planned if isinstance(p, _Call)]
+        return _Batch(planned, calls, _Budget(self.limits, {}), time.perf_counter())
 
     def run_standalone(self, value: Any, config: RunnableConfig) -> Observation:
-        (planned,) = self.plan(None, [self._as_action(value)])
+        batch = self._approved(self._standalone(value))
+        (planned,) = batch.planned
         if isinstance(planned, Observation):
             return planned
-        return self._execute(planned, _Budget(self.limits, {}), config)
+        return self._execute(planned, batch.budget, config)
 
     async def arun_standalone(self, value: Any, config: RunnableConfig) -> Observation:
-        (planned,) = self.plan(None, [self._as_action(value)])
+        batch = await self._aapproved(self._standalone(value))
+        (planned,) = batch.planned
         if isinstance(planned, Observation):
             return planned
-        return await self._aexecute(planned, _Budget(self.limits, {}), config)
+        return await self._aexecute(planned, batch.budget, config)

@@ -15,6 +15,7 @@ dispatcher's business, so both protocols share those checks.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from typing import Any
@@ -24,9 +25,10 @@ from langchain_core.runnables import RunnableConfig
 from .._redact import redact
 from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import FINAL_ACTION, Action, AgentState, RunError
-from ..texts import FORMAT_REPROMPT
+from ..structured import ResponseFormat
+from ..texts import ANSWER_FORMAT_REPROMPT, FORMAT_REPROMPT
 from ._base import Stage
-from .clean import message_text
+from .clean import extract_json, message_text
 
 __all__ = ["ParseAction", "ParseToolCalls", "final_text", "parse_actions"]
 
@@ -82,10 +84,47 @@ def _format_error(state: AgentState, stage: str, exc: Exception) -> AgentState:
     return dataclasses.replace(state, loop_error=error)
 
 
+def _with_actions(
+    state: AgentState, stage: str, actions: tuple[Action, ...], fmt: ResponseFormat | None
+) -> AgentState:
+    """Set the actions; with a response format, check a final answer against it first."""
+    if fmt is None or len(actions) != 1 or not actions[0].is_final:
+        return dataclasses.replace(state, actions=actions)
+    value = actions[0].tool_input
+    if isinstance(value, str):
+        # A JSON answer written as text, fenced or not; else the string itself is checked,
+        # which names the problem for the model.
+        with contextlib.suppress(ActionParseError):
+            value = extract_json(value)
+    checked = fmt.check(value)
+    if checked.problem is None:
+        return dataclasses.replace(state, actions=(Action(FINAL_ACTION, checked.value),))
+    problem = redact(checked.problem)
+    error = RunError(
+        state.loops,
+        stage,
+        ErrorClass.FORMAT,
+        f"the answer does not fit response_format {fmt.name}: {problem}",
+        notice=ANSWER_FORMAT_REPROMPT.format(problems=problem),
+    )
+    return dataclasses.replace(state, actions=actions, loop_error=error)
+
+
 class ParseAction(Stage):
-    """JSON protocol: ``state.parsed`` → ``state.actions`` (or a value → actions)."""
+    """JSON protocol: ``state.parsed`` → ``state.actions`` (or a value → actions).
+
+    Args:
+        response_format: when set, a final answer that does not fit it is a
+            ``format`` loop error telling the model what is wrong.
+    """
 
     name = "parse_action"
+
+    def __init__(
+        self, *, response_format: ResponseFormat | None = None, name: str | None = None
+    ) -> None:
+        super().__init__(name=name)
+        self.response_format = response_format
 
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None or state.loop_error is not None or state.reply is None:
@@ -94,16 +133,26 @@ class ParseAction(Stage):
             actions = parse_actions(state.parsed)
         except ActionParseError as exc:
             return _format_error(state, self.name or "parse_action", exc)
-        return dataclasses.replace(state, actions=actions)
+        return _with_actions(state, self.name or "parse_action", actions, self.response_format)
 
     def run_standalone(self, value: Any, config: RunnableConfig) -> Any:
         return parse_actions(value)
 
 
 class ParseToolCalls(Stage):
-    """Tool-calling protocol: ``reply.tool_calls`` → ``state.actions``."""
+    """Tool-calling protocol: ``reply.tool_calls`` → ``state.actions``.
+
+    Args:
+        response_format: as for :class:`ParseAction`; the answer text is read as JSON.
+    """
 
     name = "parse_action"
+
+    def __init__(
+        self, *, response_format: ResponseFormat | None = None, name: str | None = None
+    ) -> None:
+        super().__init__(name=name)
+        self.response_format = response_format
 
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         reply = state.reply
@@ -126,4 +175,4 @@ class ParseToolCalls(Stage):
             return _format_error(
                 state, stage, ValueError("the reply has neither tool calls nor text")
             )
-        return dataclasses.replace(state, actions=(Action(FINAL_ACTION, answer),))
+        return _with_actions(state, stage, (Action(FINAL_ACTION, answer),), self.response_format)

@@ -59,9 +59,23 @@ def test_bad_tools(llm, weather):
         create_agent(llm, weather)
 
 
+def test_plain_functions_need_a_docstring_and_type_hints(llm):
+    def no_doc(city: str) -> str:
+        return city
+
+    def untyped(city):
+        """Look a city up."""
+        return city
+
+    with pytest.raises(TypeError, match="needs a docstring"):
+        create_agent(llm, [no_doc])
+    with pytest.raises(TypeError, match=r"needs type hints on \['city'\]"):
+        create_agent(llm, [untyped])
+
+
 def test_bad_models(weather):
-    with pytest.raises(TypeError, match="not the string 'gpt-4o-mini'"):
-        create_agent("gpt-4o-mini", [weather])
+    with pytest.raises(ConfigurationError, match="names no model"):
+        create_agent("openai:", [weather])
     with pytest.raises(TypeError, match="completion-only"):
         create_agent(FakeListLLM(responses=["x"]), [weather])
     with pytest.raises(TypeError, match="chat model"):
@@ -74,7 +88,8 @@ def test_wrapped_models_are_accepted(llm, weather):
     create_agent(llm.bind(stop=["x"]), [weather])
 
 
-def test_a_session_id_without_a_store_is_a_clear_error(llm, weather):
-    agent = create_agent(llm, [weather])
-    with pytest.raises(ConfigurationError, match="no session store"):
-        agent.invoke("q", {"configurable": {"session_id": "s1"}})
+def test_a_session_id_without_a_store_is_ignored(weather, act):
+    # RunnableWithMessageHistory and LangGraph put their own session ids in the config.
+    agent = create_agent(ScriptedChatModel([act("final", "ok")]), [weather])
+    assert agent.invoke("q", {"configurable": {"session_id": "s1"}}).output == "ok"
+    assert "session_id" not in {spec.id for spec in agent.config_specs}

@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import BaseTool, tool
 
 from lcel_agent import ConfigurationError, create_agent
@@ -87,8 +88,11 @@ BAD_TASKS: list[tuple[Any, type[Exception], str]] = [
     ("   \n\t", ValueError, "task is empty"),
     (None, TypeError, "must be a task string"),
     (42, TypeError, "must be a task string"),
-    (["a"], TypeError, "must be a task string"),
-    ({"query": "北京"}, ValueError, "needs an 'input' key"),
+    ([42], TypeError, "must be a list of messages"),
+    ([AIMessage("only an answer")], ValueError, "no human message"),
+    ({"messages": "北京"}, TypeError, "must be a list of messages"),
+    ({"messages": [HumanMessage("  ")]}, ValueError, "task is empty"),
+    ({"query": "北京"}, ValueError, "needs an 'input' or 'messages' key"),
     ({"input": ""}, ValueError, "task is empty"),
 ]
 

@@ -1,0 +1,103 @@
+"""Write a run's conversation into its memory window, in the protocol's own terms.
+
+The window's public API does the placing (``add_user`` pins the newest question
+and turns the earlier ones into history; ``add_assistant`` starts a turn), so
+the window's eviction rules apply to the conversation like to the run's own
+turns. With the tool-calling protocol, earlier tool calls stay native
+(``AIMessage.tool_calls`` and ``ToolMessage``); a call left without a result
+gets one saying so, because chat APIs reject an unanswered tool call. With the
+JSON protocol they are rewritten the way the run itself writes them: the
+action JSON, then ``Observation [tool]: ...`` as a user message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from .. import texts
+from ..memory import SlidingWindowMemory
+from ..stages.clean import message_text
+from ..state import FINAL_ACTION
+from .inputs import RunInput
+from .outputs import tool_input_of
+
+__all__ = ["NO_RESULT", "seed_window"]
+
+#: The result written for an earlier tool call that has none in the conversation.
+NO_RESULT = "ERROR: this call has no result in the conversation."
+
+
+def _json_action(message: AIMessage) -> str:
+    if not message.tool_calls:
+        return json.dumps(
+            {"action": FINAL_ACTION, "action_input": message_text(message)}, ensure_ascii=False
+        )
+    body = [
+        {"action": call["name"], "action_input": tool_input_of(call["args"])}
+        for call in message.tool_calls
+    ]
+    return json.dumps(body[0] if len(body) == 1 else body, ensure_ascii=False)
+
+
+def _add_json(window: SlidingWindowMemory, messages: Iterable[BaseMessage]) -> None:
+    names: dict[str, str] = {}
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            window.add_user(message_text(message))
+        elif isinstance(message, AIMessage):
+            names.update({c["id"] or "": c["name"] for c in message.tool_calls})
+            window.add_assistant(_json_action(message))
+        elif isinstance(message, ToolMessage):
+            name = names.get(message.tool_call_id) or message.name or "tool"
+            window.add_observation(
+                texts.OBSERVATION.format(name=name, output=message_text(message))
+            )
+        else:
+            window.add_observation(message_text(message))
+
+
+def _add_native(window: SlidingWindowMemory, messages: Iterable[BaseMessage]) -> None:
+    open_calls: list[str] = []
+
+    def close_calls() -> None:
+        for call_id in open_calls:
+            window.add(ToolMessage(content=NO_RESULT, tool_call_id=call_id, status="error"))
+        open_calls.clear()
+
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            if message.tool_call_id in open_calls:
+                open_calls.remove(message.tool_call_id)
+            window.add(message)
+            continue
+        close_calls()
+        if isinstance(message, HumanMessage):
+            window.add_user(message_text(message))
+        elif isinstance(message, AIMessage):
+            window.add_assistant(message)
+            open_calls.extend(c["id"] for c in message.tool_calls if c["id"])
+        else:
+            window.add_observation(message_text(message))
+    close_calls()
+
+
+def seed_window(
+    window: SlidingWindowMemory, run: RunInput, *, system_prompt: str, native: bool
+) -> None:
+    """Write the system prompt, the conversation, the task and what followed it into ``window``.
+
+    Args:
+        window: the run's window (a fresh copy, or the session's).
+        run: the read input.
+        system_prompt: the run's system prompt (pinned).
+        native: True for the tool-calling protocol (tool calls stay native).
+    """
+    add = _add_native if native else _add_json
+    window.add_system(system_prompt)
+    add(window, run.before)
+    window.add_user(run.task)
+    if run.after:
+        add(window, run.after)

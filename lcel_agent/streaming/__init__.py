@@ -1,0 +1,15 @@
+"""Answer streaming: ``agent.stream(task, stream_mode="answer")`` yields the answer's text.
+
+* :class:`JsonAnswerReader`: the JSON protocol's incremental reader (only the
+  ``action_input`` of a ``final`` action comes out).
+* :class:`AnswerTap`: the callback handler that makes the model stream under
+  ``invoke`` and feeds the readers.
+* :func:`pump` / :func:`apump`: run the loop on a thread or task while the
+  caller reads the text.
+"""
+
+from .json_answer import JsonAnswerReader
+from .pump import apump, pump
+from .tap import AnswerReader, AnswerTap, TextAnswerReader
+
+__all__ = ["AnswerReader", "AnswerTap", "JsonAnswerReader", "TextAnswerReader", "apump", "pump"]

@@ -1,0 +1,113 @@
+"""A callback handler that turns the model's streamed tokens into answer text.
+
+Chat models stream under ``invoke`` when a handler of langchain-core's
+streaming kind (the ``tap_output_iter``/``tap_output_aiter`` pair that
+``astream_events`` uses) is attached to their run. The loop attaches an
+:class:`AnswerTap` to the ``call_llm`` stage only (so a tool that calls a model
+of its own streams nothing here) and gives it a ``sink`` for the text. Each
+model run (a retry is a new run) gets a fresh reader: :class:`JsonAnswerReader`
+for the JSON protocol, :class:`TextAnswerReader` for the tool-calling protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, Protocol, TypeVar
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+from .json_answer import JsonAnswerReader
+
+__all__ = ["AnswerReader", "AnswerTap", "TextAnswerReader"]
+
+T = TypeVar("T")
+
+
+class AnswerReader(Protocol):
+    """Reads one model reply, fragment by fragment."""
+
+    def feed(self, fragment: str) -> str:
+        """The answer text ``fragment`` adds."""
+        ...
+
+
+class TextAnswerReader:
+    """Tool-calling protocol: the reply's text, until the reply turns out to call a tool."""
+
+    __slots__ = ("calls",)
+
+    def __init__(self) -> None:
+        self.calls = False
+
+    def feed(self, fragment: str) -> str:
+        return "" if self.calls else fragment
+
+
+def _text(token: Any) -> str:
+    if isinstance(token, str):
+        return token
+    if isinstance(token, list):  # content blocks
+        return "".join(
+            p if isinstance(p, str) else str(p.get("text", ""))
+            for p in token
+            if isinstance(p, (str, dict))
+        )
+    return ""
+
+
+class AnswerTap(BaseCallbackHandler):
+    """Collects the answer text of the model's streamed replies and hands it to ``sink``.
+
+    Args:
+        sink: called with each piece of answer text, in order.
+        native: True for the tool-calling protocol, False for the JSON protocol.
+    """
+
+    run_inline = True  # in async runs too: called in order, on the event loop
+
+    def __init__(self, sink: Callable[[str], None], *, native: bool) -> None:
+        self.sink = sink
+        """Where the answer text goes (the loop sets it when the run starts)."""
+        self._native = native
+        self._readers: dict[UUID, AnswerReader] = {}
+        self.loop_text: list[str] = []
+        """The answer text emitted during the current loop."""
+        self.closed = False
+        """Set when the consumer stopped listening; the loop stops at its next turn."""
+
+    def begin_loop(self) -> None:
+        """Forget the previous loop's text (the answer is the last loop's)."""
+        self.loop_text = []
+
+    def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: list[list[Any]], *, run_id: UUID, **kwargs: Any
+    ) -> None:
+        self._readers[run_id] = TextAnswerReader() if self._native else JsonAnswerReader()
+
+    def on_llm_new_token(
+        self, token: Any, *, chunk: Any = None, run_id: UUID, **kwargs: Any
+    ) -> None:
+        reader = self._readers.get(run_id)
+        if reader is None:
+            return
+        message = getattr(chunk, "message", None)
+        if isinstance(reader, TextAnswerReader) and getattr(message, "tool_call_chunks", None):
+            reader.calls = True
+        text = reader.feed(_text(token))
+        if text:
+            self.loop_text.append(text)
+            self.sink(text)
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._readers.pop(run_id, None)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._readers.pop(run_id, None)
+
+    # The streaming-handler protocol of langchain-core: its presence makes models stream.
+    def tap_output_iter(self, run_id: UUID, output: Iterator[T]) -> Iterator[T]:
+        return output
+
+    def tap_output_aiter(self, run_id: UUID, output: AsyncIterator[T]) -> AsyncIterator[T]:
+        return output
