@@ -12,6 +12,7 @@
 from .agent import create_agent, run_agent
 from .errors import (
     ActionParseError,
+    AgentRunError,
     ConfigurationError,
     ErrorClass,
     FatalModelError,
@@ -46,6 +47,7 @@ __all__ = [
     "AgentEvent",
     "AgentLoop",
     "AgentResult",
+    "AgentRunError",
     "AgentState",
     "ConfigurationError",
     "ErrorClass",

@@ -2,9 +2,12 @@
 
 ``FunctionChatModel(fn)`` lets a plain function play the model: it gets the
 messages (and the tools, when bound) and returns the reply. ``ScriptedChatModel``
-plays a list of replies in order. Both support ``bind_tools``, sync and async
-calls, report token usage, and raise any exception you put in the script, so
-API failures can be rehearsed::
+plays a list of replies in order. Both support ``bind_tools`` (a binding, as
+real models return), sync and async calls, streaming (text in pieces of
+``chunk_chars`` characters, tool calls as tool-call chunks, so nothing is lost
+when streamed), report token usage, and raise any exception you put in the
+script, so API failures can be rehearsed. They pass langchain-tests'
+``ChatModelUnitTests``::
 
     from lcel_agent.testing import ScriptedChatModel
 
@@ -17,14 +20,16 @@ API failures can be rehearsed::
 
 from __future__ import annotations
 
+import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.language_models.base import LangSmithParams
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -64,10 +69,17 @@ class FunctionChatModel(BaseChatModel):
     (empty when none). ``calls`` records every call's messages.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, populate_by_name=True)
 
     fn: Callable[[list[BaseMessage], list[dict[str, Any]]], FakeReply]
     tools: list[dict[str, Any]] = Field(default_factory=list)
+    model_name: str = Field(default="lcel-agent-fake", alias="model")
+    """The name traces show (``ls_model_name``)."""
+    temperature: float | None = None
+    max_tokens: int | None = None
+    stop: list[str] | None = None
+    chunk_chars: int = 4
+    """Characters per streamed text chunk."""
     _calls: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -85,19 +97,26 @@ class FunctionChatModel(BaseChatModel):
         """The messages of every call so far."""
         return list(self._calls)
 
-    def _reply(self, messages: list[BaseMessage]) -> FakeReply:
-        return self.fn(messages, self.tools)
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
+        params = super()._get_ls_params(stop=stop, **kwargs)
+        params["ls_provider"] = "lcel_agent"
+        params["ls_model_name"] = str(kwargs.get("model", self.model_name))
+        if self.temperature is not None:
+            params["ls_temperature"] = self.temperature
+        if self.max_tokens is not None:
+            params["ls_max_tokens"] = self.max_tokens
+        if stop or self.stop:
+            params["ls_stop"] = stop or self.stop
+        return params
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _reply(self, messages: list[BaseMessage], tools: list[dict[str, Any]]) -> FakeReply:
+        return self.fn(messages, tools)
+
+    def _message(self, messages: list[BaseMessage], **kwargs: Any) -> AIMessage:
         with self._lock:
             self._calls.append(list(messages))
-        reply = self._reply(messages)  # outside the lock: a slow fn must not block retries
+        # Outside the lock: a slow fn must not block retries.
+        reply = self._reply(messages, kwargs.get("tools") or self.tools)
         if isinstance(reply, BaseException):
             raise reply
         message = _to_message(reply).model_copy()
@@ -108,7 +127,42 @@ class FunctionChatModel(BaseChatModel):
             "output_tokens": output_tokens,
             "total_tokens": prompt_tokens + output_tokens,
         }
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return message
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self._message(messages, **kwargs))])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        message = self._message(messages, **kwargs)
+        text = message.content if isinstance(message.content, str) else ""
+        step = max(1, self.chunk_chars)
+        for start in range(0, len(text), step):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=text[start : start + step]))
+            if run_manager is not None:
+                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+            yield chunk
+        # Tool calls and usage last, in one chunk: a streamed reply loses nothing.
+        last = AIMessageChunk(
+            content="" if text or not message.content else message.content,
+            tool_call_chunks=[
+                {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": i}
+                for i, c in enumerate(message.tool_calls)
+            ],
+            usage_metadata=message.usage_metadata,
+        )
+        yield ChatGenerationChunk(message=last)
 
     def bind_tools(
         self,
@@ -117,15 +171,9 @@ class FunctionChatModel(BaseChatModel):
         tool_choice: str | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
-        """A copy of this model that sees ``tools`` (OpenAI format) and shares its script."""
-        copy = self.model_copy(update={"tools": [convert_to_openai_tool(t) for t in tools]})
-        copy._calls = self._calls
-        copy._lock = self._lock
-        self._share_with(copy)
-        return copy
-
-    def _share_with(self, copy: FunctionChatModel) -> None:
-        """Hook for subclasses whose state must be shared with bound copies."""
+        """This model, bound to ``tools`` (OpenAI format); the script and calls are shared."""
+        formatted = [convert_to_openai_tool(t) for t in tools]
+        return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
 
 
 class ScriptedChatModel(FunctionChatModel):
@@ -137,7 +185,7 @@ class ScriptedChatModel(FunctionChatModel):
     def __init__(self, replies: Sequence[FakeReply], **kwargs: Any) -> None:
         super().__init__(fn=lambda messages, tools: "", replies=list(replies), **kwargs)
 
-    def _reply(self, messages: list[BaseMessage]) -> FakeReply:
+    def _reply(self, messages: list[BaseMessage], tools: list[dict[str, Any]]) -> FakeReply:
         index = self._position[0]
         if index >= len(self.replies):
             return IndexError(
@@ -146,7 +194,3 @@ class ScriptedChatModel(FunctionChatModel):
         self._position[0] += 1
         reply: FakeReply = self.replies[index]
         return reply
-
-    def _share_with(self, copy: FunctionChatModel) -> None:
-        if isinstance(copy, ScriptedChatModel):
-            copy._position = self._position
