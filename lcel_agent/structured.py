@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, is_typeddict
+from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, PydanticUserError, TypeAdapter, ValidationError
+from typing_extensions import is_typeddict
 
 from .errors import ConfigurationError
 
@@ -70,8 +71,11 @@ class ResponseFormat:
         self._adapter: TypeAdapter[Any] | None = None
         self._validator: Any = None
         if isinstance(schema, type) and (issubclass(schema, BaseModel) or is_typeddict(schema)):
-            self._adapter = TypeAdapter(schema)
-            self.json_schema: dict[str, Any] = self._adapter.json_schema()
+            try:
+                self._adapter = TypeAdapter(schema)
+                self.json_schema: dict[str, Any] = self._adapter.json_schema()
+            except PydanticUserError as exc:  # typing.TypedDict before Python 3.12, ...
+                raise ConfigurationError(f"response_format {schema.__name__}: {exc}") from None
             self.name = schema.__name__
         elif isinstance(schema, dict):
             self._validator = _json_schema_validator(schema)

@@ -64,7 +64,9 @@ def test_a_list_of_messages_gives_the_final_message(run, weather, act):
 
 def test_history_is_trimmed_by_the_window(run, weather, act):
     llm = ScriptedChatModel([act("final", "ok")])
-    old = [m for i in range(40) for m in (HumanMessage(f"问题{i} " * 30), AIMessage(f"答{i} " * 30))]
+    old = [
+        m for i in range(40) for m in (HumanMessage(f"问题{i} " * 30), AIMessage(f"答{i} " * 30))
+    ]
     agent = create_agent(llm, [weather], memory=SlidingWindowMemory(max_tokens=400))
     run(agent, {"messages": [*old, HumanMessage("最新的问题")]})
     prompt = llm.calls[0]
@@ -75,7 +77,10 @@ def test_history_is_trimmed_by_the_window(run, weather, act):
 
 def test_a_system_message_becomes_the_persona(run, weather, act):
     llm = ScriptedChatModel([act("final", "ok")])
-    run(create_agent(llm, [weather]), [SystemMessage("你是一个只说中文的助手。"), HumanMessage("hi")])
+    run(
+        create_agent(llm, [weather]),
+        [SystemMessage("你是一个只说中文的助手。"), HumanMessage("hi")],
+    )
     system = llm.calls[0][0].content
     assert system.startswith("你是一个只说中文的助手。")
     assert "get_weather" in system and '"action": "final"' in system  # the rules stay
