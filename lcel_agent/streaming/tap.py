@@ -17,6 +17,10 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
+# Private, and a Protocol in langchain-core 1.x but an ABC in 0.3: inheriting it is
+# what makes chat models stream under invoke on both (astream_events does the same).
+from langchain_core.tracers._streaming import _StreamingCallbackHandler
+
 from .json_answer import JsonAnswerReader
 
 __all__ = ["AnswerReader", "AnswerTap", "TextAnswerReader"]
@@ -56,7 +60,7 @@ def _text(token: Any) -> str:
     return ""
 
 
-class AnswerTap(BaseCallbackHandler):
+class AnswerTap(BaseCallbackHandler, _StreamingCallbackHandler):  # type: ignore[misc,type-arg]
     """Collects the answer text of the model's streamed replies and hands it to ``sink``.
 
     Args:

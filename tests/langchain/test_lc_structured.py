@@ -110,7 +110,7 @@ def test_bad_response_formats_fail_at_construction(weather):
         class Old(typing.TypedDict):
             city: str
 
-        with pytest.raises(ConfigurationError, match="typing_extensions.TypedDict"):
+        with pytest.raises(ConfigurationError, match=r"typing_extensions\.TypedDict"):
             create_agent(llm, [weather], response_format=Old)
     with pytest.raises(ConfigurationError, match="not a valid JSON schema"):
         create_agent(llm, [weather], response_format={"type": "no-such-type"})
