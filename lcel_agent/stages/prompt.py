@@ -22,6 +22,7 @@ from langchain_core.tools import BaseTool
 
 from .. import texts
 from ..state import AgentState, Usage
+from ..tools._injected import injected_args, model_args
 from ._base import Stage
 
 __all__ = ["AssemblePrompt", "build_system_prompt", "tool_input_description"]
@@ -29,7 +30,7 @@ __all__ = ["AssemblePrompt", "build_system_prompt", "tool_input_description"]
 
 def tool_input_description(tool: BaseTool) -> str:
     """How the model should write a tool's ``action_input``: a string, or an object."""
-    schema: dict[str, Any] = tool.args
+    schema: dict[str, Any] = model_args(tool, injected_args(tool))  # injected ones hidden
     if len(schema) == 1:
         ((field, spec),) = schema.items()
         return f"a string ({field}: {spec.get('description') or spec.get('title') or field})"
