@@ -31,16 +31,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import difflib
-import inspect
 import json
-import threading
 import time
-import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from functools import partial
-from typing import Any, TypeAlias
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
@@ -64,22 +59,22 @@ from ..tools._injected import Injected, injected_args, model_args
 from ..tools._native import runs_async, runs_sync
 from ..tools._output import is_error_result, stringify_output, truncate_output
 from ._base import Stage
+from ._calls import (
+    Approve,
+    Batch,
+    Budget,
+    Call,
+    Outcome,
+    aapproved,
+    approved,
+    refused,
+    with_call_id,
+)
 from .clean import message_text
 
 __all__ = ["Approve", "DispatchTools", "is_idempotent", "tool_timeout"]
 
 _EXCERPT = 48
-
-#: ``approve=``: given each action before it runs; True runs it, False or a string refuses it.
-Approve: TypeAlias = Callable[[Action], "bool | str | Awaitable[bool | str]"]
-
-
-async def _awaited(value: Awaitable[Any]) -> Any:
-    return await value
-
-
-def _call_id() -> str:
-    return f"call_{uuid.uuid4().hex[:24]}"
 
 
 def tool_timeout(tool: BaseTool, default: float | None) -> float | None:
@@ -98,48 +93,6 @@ def _excerpt(obs: Observation) -> str:
     if obs.ok:
         return obs.output[:_EXCERPT]
     return TIMED_OUT if obs.error_class is ErrorClass.TOOL_TIMEOUT else ""
-
-
-@dataclass(frozen=True, slots=True)
-class _Call:
-    action: Action
-    tool: BaseTool
-    tool_input: Any
-
-
-@dataclass(frozen=True, slots=True)
-class _Outcome:
-    ok: bool
-    text: str
-    error_class: ErrorClass | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Batch:
-    """One reply's dispatch: what was planned, what must run, under which budget."""
-
-    planned: list[Observation | _Call]
-    calls: list[_Call]
-    budget: _Budget
-    started: float
-
-
-class _Budget:
-    """Calls left per tool in this run; shared by the concurrent calls of one batch."""
-
-    def __init__(self, limits: Mapping[str, int], used: Mapping[str, int]) -> None:
-        self._left = {name: limit - used.get(name, 0) for name, limit in limits.items()}
-        self.taken: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    def take(self, name: str) -> bool:
-        with self._lock:
-            if name in self._left:
-                if self._left[name] <= 0:
-                    return False
-                self._left[name] -= 1
-            self.taken[name] = self.taken.get(name, 0) + 1
-            return True
 
 
 class DispatchTools(Stage):
@@ -193,14 +146,11 @@ class DispatchTools(Stage):
         self._model_args = {t.name: model_args(t, self._injected.get(t.name)) for t in every}
 
     # --- decisions (pure, shared by the sync and async drivers) ---------------
-    def _refused(self, action: Action, error_class: ErrorClass, text: str) -> Observation:
-        return Observation(action, redact(text), False, error_class, tool=action.tool, attempts=0)
-
     def _unknown(self, action: Action) -> Observation:
         close = difflib.get_close_matches(action.tool, list(self.tools), n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         text = texts.UNKNOWN_TOOL.format(name=action.tool, tools=", ".join(self.tools), hint=hint)
-        return self._refused(action, ErrorClass.UNKNOWN_TOOL, text)
+        return refused(action, ErrorClass.UNKNOWN_TOOL, text)
 
     def _prepare_input(self, tool: BaseTool, value: Any) -> Any:
         args = self._model_args[tool.name]
@@ -213,7 +163,7 @@ class DispatchTools(Stage):
             raise ValueError(f"expected an object with {fields}")
         return value
 
-    def _payload(self, tool: BaseTool, call: _Call, config: RunnableConfig) -> Any:
+    def _payload(self, tool: BaseTool, call: Call, config: RunnableConfig) -> Any:
         """What the tool is invoked with: the model's input, injected arguments filled."""
         injected = self._injected.get(tool.name)
         if injected is None:
@@ -233,33 +183,11 @@ class DispatchTools(Stage):
         # A full ToolCall: the tool fills its InjectedToolCallId argument from the id.
         return {"type": "tool_call", "name": tool.name, "args": args, "id": call.action.call_id}
 
-    def _verdict(self, action: Action, answer: Any) -> Observation | None:
-        """None to run the action; else the refusal the model reads."""
-        if answer is True:
-            return None
-        if answer is False:
-            text = texts.NOT_APPROVED.format(name=action.tool)
-        elif isinstance(answer, str):
-            text = answer if answer.lstrip().startswith("ERROR:") else f"ERROR: {answer}"
-        else:
-            raise TypeError(f"approve must return True, False or a string, not {answer!r}")
-        return self._refused(action, ErrorClass.REFUSED, text)
-
-    @staticmethod
-    def _without(batch: _Batch, refused: dict[int, Observation]) -> _Batch:
-        if not refused:
-            return batch
-        planned = [refused.get(id(p), p) for p in batch.planned]
-        calls = [c for c in batch.calls if id(c) not in refused]
-        return _Batch(planned, calls, batch.budget, batch.started)
-
-    def plan(
-        self, state: AgentState | None, actions: Sequence[Action]
-    ) -> list[Observation | _Call]:
+    def plan(self, state: AgentState | None, actions: Sequence[Action]) -> list[Observation | Call]:
         """Decide, per action, what to run (a call) or what to answer at once."""
         window = [message_text(m) for m in state.memory.messages] if state else []
         history = state.history if state else ()
-        planned: list[Observation | _Call] = []
+        planned: list[Observation | Call] = []
         for index, action in enumerate(actions):
             tool = self.tools.get(action.tool)
             if tool is None:
@@ -274,7 +202,7 @@ class DispatchTools(Stage):
             )
             if why is not None:
                 text = texts.DRIFT_NUDGE.format(name=action.tool, why=why)
-                planned.append(self._refused(action, ErrorClass.DRIFT, text))
+                planned.append(refused(action, ErrorClass.DRIFT, text))
                 continue
             try:
                 tool_input = self._prepare_input(tool, action.tool_input)
@@ -282,36 +210,34 @@ class DispatchTools(Stage):
                 args = self._model_args[tool.name].items()
                 schema = ", ".join(f"{k}: {v.get('type', 'any')}" for k, v in args)
                 text = texts.TOOL_BAD_ARGUMENTS.format(name=tool.name, schema="{" + schema + "}")
-                planned.append(self._refused(action, ErrorClass.BAD_ARGUMENTS, text))
+                planned.append(refused(action, ErrorClass.BAD_ARGUMENTS, text))
                 continue
-            planned.append(_Call(action, tool, tool_input))
+            planned.append(Call(action, tool, tool_input))
         return planned
 
-    def _judge(self, value: Any) -> _Outcome:
+    def _judge(self, value: Any) -> Outcome:
         text = truncate_output(redact(stringify_output(value)), self.max_observation_chars)
         if is_error_result(text):
-            return _Outcome(False, text, ErrorClass.TOOL_FAILURE)
-        return _Outcome(True, text)
+            return Outcome(False, text, ErrorClass.TOOL_FAILURE)
+        return Outcome(True, text)
 
-    def _failure(self, tool: BaseTool, exc: BaseException, timeout: float | None) -> _Outcome:
+    def _failure(self, tool: BaseTool, exc: BaseException, timeout: float | None) -> Outcome:
         if isinstance(exc, CallTimeout):
-            return _Outcome(
+            return Outcome(
                 False,
                 f"ERROR: tool {tool.name!r} timed out after {timeout:g} s",
                 ErrorClass.TOOL_TIMEOUT,
             )
         if isinstance(exc, ValidationError):
-            return _Outcome(
+            return Outcome(
                 False,
                 f"ERROR: invalid input for {tool.name!r}: {exc.error_count()} error(s)",
                 ErrorClass.BAD_ARGUMENTS,
             )
         detail = redact(f"ERROR: {type(exc).__name__}: {exc}")
-        return _Outcome(False, truncate_output(detail, 500), ErrorClass.TOOL_FAILURE)
+        return Outcome(False, truncate_output(detail, 500), ErrorClass.TOOL_FAILURE)
 
-    def _next(
-        self, call: _Call, outcome: _Outcome, tool: BaseTool, attempts: int
-    ) -> BaseTool | None:
+    def _next(self, call: Call, outcome: Outcome, tool: BaseTool, attempts: int) -> BaseTool | None:
         """The tool to run next for ``call`` (a retry or the fallback), or None to stop."""
         if outcome.ok or outcome.error_class not in (
             ErrorClass.TOOL_FAILURE,
@@ -329,7 +255,7 @@ class DispatchTools(Stage):
         return None
 
     def _observe(
-        self, call: _Call, outcome: _Outcome, tool: BaseTool, attempts: int, started: float
+        self, call: Call, outcome: Outcome, tool: BaseTool, attempts: int, started: float
     ) -> Observation:
         text = outcome.text
         if not outcome.ok and outcome.error_class is not ErrorClass.BAD_ARGUMENTS:
@@ -344,12 +270,12 @@ class DispatchTools(Stage):
             latency_ms=(time.perf_counter() - started) * 1000,
         )
 
-    def _limit_notice(self, call: _Call) -> Observation:
+    def _limit_notice(self, call: Call) -> Observation:
         text = texts.TOOL_LIMIT.format(name=call.tool.name, limit=self.limits[call.tool.name])
-        return self._refused(call.action, ErrorClass.TOOL_LIMIT, text)
+        return refused(call.action, ErrorClass.TOOL_LIMIT, text)
 
     # --- thin drivers --------------------------------------------------------------
-    def _attempt(self, tool: BaseTool, tool_input: Any, config: RunnableConfig) -> _Outcome:
+    def _attempt(self, tool: BaseTool, tool_input: Any, config: RunnableConfig) -> Outcome:
         timeout = tool_timeout(tool, self.timeout)
         what = f"tool {tool.name}"
         try:
@@ -364,7 +290,7 @@ class DispatchTools(Stage):
         except Exception as exc:
             return self._failure(tool, exc, timeout)
 
-    async def _aattempt(self, tool: BaseTool, tool_input: Any, config: RunnableConfig) -> _Outcome:
+    async def _aattempt(self, tool: BaseTool, tool_input: Any, config: RunnableConfig) -> Outcome:
         timeout = tool_timeout(tool, self.timeout)
         what = f"tool {tool.name}"
         try:
@@ -381,7 +307,7 @@ class DispatchTools(Stage):
         except Exception as exc:
             return self._failure(tool, exc, timeout)
 
-    def _execute(self, call: _Call, budget: _Budget, config: RunnableConfig) -> Observation:
+    def _execute(self, call: Call, budget: Budget, config: RunnableConfig) -> Observation:
         started, tool, attempts = time.perf_counter(), call.tool, 0
         if not budget.take(call.tool.name):
             return self._limit_notice(call)
@@ -393,7 +319,7 @@ class DispatchTools(Stage):
                 return self._observe(call, outcome, tool, attempts, started)
             tool = following
 
-    async def _aexecute(self, call: _Call, budget: _Budget, config: RunnableConfig) -> Observation:
+    async def _aexecute(self, call: Call, budget: Budget, config: RunnableConfig) -> Observation:
         started, tool, attempts = time.perf_counter(), call.tool, 0
         if not budget.take(call.tool.name):
             return self._limit_notice(call)
@@ -409,44 +335,10 @@ class DispatchTools(Stage):
     def _tool_actions(self, state: AgentState) -> tuple[Action, ...]:
         if state.stop is not None or state.loop_error is not None or state.final_only:
             return ()
-        return tuple(
-            a if a.call_id else dataclasses.replace(a, call_id=_call_id())
-            for a in state.actions
-            if not a.is_final
-        )
-
-    # --- approval: asked in order, before anything of the reply runs ---------------------
-    def _approved(self, batch: _Batch) -> _Batch:
-        if self.approve is None:
-            return batch
-        refused: dict[int, Observation] = {}
-        for call in batch.calls:
-            answer: Any = self.approve(call.action)
-            if inspect.isawaitable(answer):
-                answer = call_async_with_timeout(partial(_awaited, answer), None, "approve")
-            if (verdict := self._verdict(call.action, answer)) is not None:
-                refused[id(call)] = verdict
-        return self._without(batch, refused)
-
-    async def _aapproved(self, batch: _Batch) -> _Batch:
-        approve = self.approve
-        if approve is None:
-            return batch
-        refused: dict[int, Observation] = {}
-        for call in batch.calls:
-            if inspect.iscoroutinefunction(approve):
-                answer: Any = await approve(call.action)
-            else:
-                # A person at a terminal blocks: keep the event loop free meanwhile.
-                answer = await asyncio.to_thread(approve, call.action)
-                if inspect.isawaitable(answer):
-                    answer = await answer
-            if (verdict := self._verdict(call.action, answer)) is not None:
-                refused[id(call)] = verdict
-        return self._without(batch, refused)
+        return tuple(with_call_id(a) for a in state.actions if not a.is_final)
 
     def _finish(
-        self, state: AgentState, results: list[Observation], budget: _Budget, started: float
+        self, state: AgentState, results: list[Observation], budget: Budget, started: float
     ) -> AgentState:
         counts = dict(state.tool_counts)
         for name, taken in budget.taken.items():
@@ -463,17 +355,17 @@ class DispatchTools(Stage):
             tools_ms=(time.perf_counter() - started) * 1000,
         )
 
-    def _begin(self, state: AgentState) -> _Batch | None:
+    def _begin(self, state: AgentState) -> Batch | None:
         actions = self._tool_actions(state)
         if not actions:
             return None
         planned = self.plan(state, actions)
-        calls = [p for p in planned if isinstance(p, _Call)]
-        return _Batch(
-            planned, calls, _Budget(self.limits, dict(state.tool_counts)), time.perf_counter()
+        calls = [p for p in planned if isinstance(p, Call)]
+        return Batch(
+            planned, calls, Budget(self.limits, dict(state.tool_counts)), time.perf_counter()
         )
 
-    def _end(self, state: AgentState, batch: _Batch, done: list[Observation]) -> AgentState:
+    def _end(self, state: AgentState, batch: Batch, done: list[Observation]) -> AgentState:
         results = iter(done)
         merged = [p if isinstance(p, Observation) else next(results) for p in batch.planned]
         return self._finish(state, merged, batch.budget, batch.started)
@@ -482,7 +374,7 @@ class DispatchTools(Stage):
         batch = self._begin(state)
         if batch is None:
             return state
-        batch = self._approved(batch)
+        batch = approved(self.approve, batch)
         calls, budget = batch.calls, batch.budget
         if self.parallel and len(calls) > 1:
             workers = min(len(calls), self.max_concurrency)
@@ -496,12 +388,12 @@ class DispatchTools(Stage):
         batch = self._begin(state)
         if batch is None:
             return state
-        batch = await self._aapproved(batch)
+        batch = await aapproved(self.approve, batch)
         calls, budget = batch.calls, batch.budget
         if self.parallel and len(calls) > 1:
             gate = asyncio.Semaphore(self.max_concurrency)
 
-            async def limited(call: _Call) -> Observation:
+            async def limited(call: Call) -> Observation:
                 async with gate:
                     return await self._aexecute(call, budget, config)
 
@@ -523,22 +415,22 @@ class DispatchTools(Stage):
             raise TypeError(
                 "dispatch_tools takes an AgentState, an Action, or {'action', 'action_input'}"
             )
-        return action if action.call_id else dataclasses.replace(action, call_id=_call_id())
+        return with_call_id(action)
 
-    def _standalone(self, value: Any) -> _Batch:
+    def _standalone(self, value: Any) -> Batch:
         planned = self.plan(None, [self._as_action(value)])
-        calls = [p for p in planned if isinstance(p, _Call)]
-        return _Batch(planned, calls, _Budget(self.limits, {}), time.perf_counter())
+        calls = [p for p in planned if isinstance(p, Call)]
+        return Batch(planned, calls, Budget(self.limits, {}), time.perf_counter())
 
     def run_standalone(self, value: Any, config: RunnableConfig) -> Observation:
-        batch = self._approved(self._standalone(value))
+        batch = approved(self.approve, self._standalone(value))
         (planned,) = batch.planned
         if isinstance(planned, Observation):
             return planned
         return self._execute(planned, batch.budget, config)
 
     async def arun_standalone(self, value: Any, config: RunnableConfig) -> Observation:
-        batch = await self._aapproved(self._standalone(value))
+        batch = await aapproved(self.approve, self._standalone(value))
         (planned,) = batch.planned
         if isinstance(planned, Observation):
             return planned

@@ -1,0 +1,156 @@
+"""The dispatcher's plan of one reply, and the person who may refuse parts of it.
+
+A reply's actions become a :class:`Batch`: per action either a :class:`Call` to
+run or an :class:`~lcel_agent.state.Observation` answered at once (an unknown
+tool, drift, bad arguments, a refusal). :func:`approved` / :func:`aapproved` ask
+``approve`` about each call, in order, before anything runs, and turn the
+refused ones into observations. Pure, apart from asking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any, TypeAlias
+
+from langchain_core.tools import BaseTool
+
+from .. import texts
+from .._redact import redact
+from .._timeout import call_async_with_timeout
+from ..errors import ErrorClass
+from ..state import Action, Observation
+
+__all__ = [
+    "Approve",
+    "Batch",
+    "Budget",
+    "Call",
+    "Outcome",
+    "aapproved",
+    "approved",
+    "refused",
+    "with_call_id",
+]
+
+#: ``approve=``: given each action before it runs; True runs it, False or a string refuses it.
+Approve: TypeAlias = Callable[[Action], "bool | str | Awaitable[bool | str]"]
+
+
+def with_call_id(action: Action) -> Action:
+    """The action with a call id: the model's own, or a new one."""
+    return action if action.call_id else replace(action, call_id=f"call_{uuid.uuid4().hex[:24]}")
+
+
+def refused(action: Action, error_class: ErrorClass, text: str) -> Observation:
+    """An observation for an action that was not run."""
+    return Observation(action, redact(text), False, error_class, tool=action.tool, attempts=0)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """An action that will run: its tool and its prepared input."""
+
+    action: Action
+    tool: BaseTool
+    tool_input: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one execution of a tool came to."""
+
+    ok: bool
+    text: str
+    error_class: ErrorClass | None = None
+
+
+class Budget:
+    """Calls left per tool in this run; shared by the concurrent calls of one batch."""
+
+    def __init__(self, limits: Mapping[str, int], used: Mapping[str, int]) -> None:
+        self._left = {name: limit - used.get(name, 0) for name, limit in limits.items()}
+        self.taken: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, name: str) -> bool:
+        """Take one call of ``name`` from the budget; False when none is left."""
+        with self._lock:
+            if name in self._left:
+                if self._left[name] <= 0:
+                    return False
+                self._left[name] -= 1
+            self.taken[name] = self.taken.get(name, 0) + 1
+            return True
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """One reply's dispatch: what was planned, what must run, under which budget."""
+
+    planned: list[Observation | Call]
+    calls: list[Call]
+    budget: Budget
+    started: float
+
+
+def _verdict(action: Action, answer: Any) -> Observation | None:
+    """None to run the action; else the refusal the model reads."""
+    if answer is True:
+        return None
+    if answer is False:
+        text = texts.NOT_APPROVED.format(name=action.tool)
+    elif isinstance(answer, str):
+        text = answer if answer.lstrip().startswith("ERROR:") else f"ERROR: {answer}"
+    else:
+        raise TypeError(f"approve must return True, False or a string, not {answer!r}")
+    return refused(action, ErrorClass.REFUSED, text)
+
+
+def _without(batch: Batch, refusals: dict[int, Observation]) -> Batch:
+    if not refusals:
+        return batch
+    planned = [refusals.get(id(p), p) for p in batch.planned]
+    calls = [c for c in batch.calls if id(c) not in refusals]
+    return Batch(planned, calls, batch.budget, batch.started)
+
+
+async def _awaited(value: Awaitable[Any]) -> Any:
+    return await value
+
+
+def approved(approve: Approve | None, batch: Batch) -> Batch:
+    """Ask ``approve`` about each call in order (sync code); refusals become observations."""
+    if approve is None:
+        return batch
+    refusals: dict[int, Observation] = {}
+    for call in batch.calls:
+        answer: Any = approve(call.action)
+        if inspect.isawaitable(answer):  # an async approver, from sync code
+            answer = call_async_with_timeout(partial(_awaited, answer), None, "approve")
+        if (verdict := _verdict(call.action, answer)) is not None:
+            refusals[id(call)] = verdict
+    return _without(batch, refusals)
+
+
+async def aapproved(approve: Approve | None, batch: Batch) -> Batch:
+    """Async twin of :func:`approved`; a sync approver runs on a thread."""
+    if approve is None:
+        return batch
+    refusals: dict[int, Observation] = {}
+    for call in batch.calls:
+        if inspect.iscoroutinefunction(approve):
+            answer: Any = await approve(call.action)
+        else:
+            # A person at a terminal blocks: keep the event loop free meanwhile.
+            answer = await asyncio.to_thread(approve, call.action)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        if (verdict := _verdict(call.action, answer)) is not None:
+            refusals[id(call)] = verdict
+    return _without(batch, refusals)
