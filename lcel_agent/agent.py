@@ -21,18 +21,16 @@ a tool may be a plain typed function with a docstring (it becomes
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal
 
-from langchain_core.language_models import BaseLLM
-from langchain_core.runnables import Runnable, RunnableBinding
-from langchain_core.tools import BaseTool, tool
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
 
 from . import texts
-from ._models import chat_model_from_string
+from ._resolve import resolve_llm, resolve_tools
 from .errors import ConfigurationError, ErrorClass, Policy
 from .limits import Limits
 from .loop import AgentLoop
@@ -55,81 +53,11 @@ from .stages import (
     without_client_retries,
 )
 from .stages.dispatch import Approve
-from .state import FINAL_ACTION
 from .structured import ResponseFormat
 
 __all__ = ["create_agent", "run_agent"]
 
 Protocol = Literal["json", "tool_calling"]
-
-
-def _innermost(llm: Any) -> Any:
-    while isinstance(llm, RunnableBinding):
-        llm = llm.bound
-    return llm
-
-
-def _check_llm(llm: Any) -> Any:
-    if isinstance(llm, str):
-        llm = chat_model_from_string(llm)
-    inner = _innermost(llm)
-    if isinstance(inner, BaseLLM):
-        raise TypeError(
-            f"llm must be a chat model; {type(inner).__name__} is a completion-only LLM "
-            "(use its chat counterpart, e.g. ChatOpenAI instead of OpenAI)"
-        )
-    if not isinstance(llm, Runnable):
-        raise TypeError(
-            f"llm must be a langchain-core chat model or a Runnable around one, not {type(llm).__name__}"
-        )
-    return llm
-
-
-def _as_tool(item: Any) -> BaseTool:
-    """A tool as given, or a plain typed function with a docstring made into one."""
-    if isinstance(item, BaseTool):
-        return item
-    if not inspect.isfunction(item) or item.__name__ == "<lambda>":
-        raise TypeError(
-            f"{item!r} is not a langchain-core tool: decorate it with @tool "
-            "(langchain_core.tools), or pass a named function with type hints and a docstring"
-        )
-    if not (item.__doc__ or "").strip():
-        raise TypeError(
-            f"function {item.__name__!r} needs a docstring to be a tool (the model reads it), "
-            "or decorate it with @tool(description=...)"
-        )
-    untyped = [
-        p.name
-        for p in inspect.signature(item).parameters.values()
-        if p.annotation is inspect.Parameter.empty
-    ]
-    if untyped:
-        raise TypeError(
-            f"function {item.__name__!r} needs type hints on {untyped} to be a tool "
-            "(they become the schema the model fills)"
-        )
-    return tool(item)
-
-
-def _check_tools(tools: Any) -> list[BaseTool]:
-    if isinstance(tools, (str, bytes, BaseTool)) or not isinstance(tools, Sequence):
-        raise TypeError(
-            "tools must be a list of langchain-core tools (use @tool from langchain_core.tools)"
-        )
-    if not tools:
-        raise ConfigurationError("tools is empty: the agent needs at least one tool")
-    names: set[str] = set()
-    checked = [_as_tool(item) for item in tools]
-    for one in checked:
-        if one.name.lower() == FINAL_ACTION:
-            raise ConfigurationError(
-                f"a tool may not be named {FINAL_ACTION!r}: that name ends the run"
-            )
-        if one.name in names:
-            raise ConfigurationError(f"two tools are named {one.name!r}: tool names must be unique")
-        names.add(one.name)
-    return checked
 
 
 def _positive_int(name: str, value: Any, minimum: int = 1) -> int:
@@ -292,8 +220,8 @@ def create_agent(
         ConfigurationError: an argument has a bad value (``max_loops=0``, no
             tools, duplicate tool names, an unknown stage name, ...).
     """
-    chat: Runnable[Any, Any] = _check_llm(llm)
-    tool_list = _check_tools(tools)
+    chat: Runnable[Any, Any] = resolve_llm(llm)
+    tool_list = resolve_tools(tools)
     names = {t.name for t in tool_list}
     _positive_int("max_loops", max_loops)
     _positive_int("max_errors", max_errors)

@@ -40,7 +40,6 @@ from langchain_core.runnables.config import patch_config
 from langchain_core.runnables.graph import Graph
 
 from .conversation import RunInput, output_for, read_input, seed_window
-from .conversation.outputs import answer_text
 from .errors import AgentRunError, ConfigurationError
 from .graph import loop_graph
 from .limits import Limits, finish, gate, run_limits
@@ -48,7 +47,7 @@ from .limits import limit_specs as _limit_specs
 from .memory import SlidingWindowMemory
 from .sessions import SessionStore
 from .state import AgentResult, AgentState, StepRecord, StopReason
-from .streaming import AnswerTap, apump, pump
+from .streaming import AnswerTap, aanswer_stream, answer_stream
 from .structured import ResponseFormat
 
 __all__ = ["AgentEvent", "AgentLoop", "Limits", "StreamMode", "finish", "gate", "task_of"]
@@ -92,15 +91,6 @@ def _timed(state: AgentState, before: int, timings: list[tuple[str, float]]) -> 
         return state
     record = dataclasses.replace(state.steps[-1], stage_ms=tuple(timings))
     return dataclasses.replace(state, steps=(*state.steps[:-1], record))
-
-
-def _rest_of_answer(result: AgentResult, streamed: list[str]) -> str:
-    """What of the answer the stream has not shown yet (all of it, when nothing streamed)."""
-    if result.output is None:
-        return ""
-    text = answer_text(result.output)
-    shown = "".join(streamed).strip()
-    return text[len(shown) :] if text.startswith(shown) else ""
 
 
 def _check_mode(mode: Any) -> StreamMode:
@@ -384,23 +374,11 @@ class AgentLoop(Runnable[Any, Any]):
         self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Iterator[str]:
         run, limits = self._begin(_joined(inputs), config)
-        # A structured answer is checked before it is shown, so it comes whole, at the end.
-        tap = None if self.response_format else AnswerTap(lambda _: None, native=self.native_tools)
-
-        def produce(emit: Callable[[str], None]) -> AgentResult:
-            if tap is not None:
-                tap.sink = emit
-            *_, result = self._drive(run, limits, run_manager, config, tap)
-            assert isinstance(result, AgentResult)
-            return result
-
-        if tap is None:
-            result = produce(lambda _: None)
-        else:
-            result = yield from pump(produce, on_close=lambda: setattr(tap, "closed", True))
-        rest = _rest_of_answer(result, tap.loop_text if tap else [])
-        if rest:
-            yield rest
+        result = yield from answer_stream(
+            lambda tap: self._drive(run, limits, run_manager, config, tap),
+            native=self.native_tools,
+            whole=self.response_format is not None,  # a structured answer is checked first
+        )
         self._output(run, result)  # raise_on_failure raises here, after the text
 
     async def _aanswer(
@@ -411,26 +389,14 @@ class AgentLoop(Runnable[Any, Any]):
     ) -> AsyncIterator[str]:
         chunks = [value async for value in inputs]
         run, limits = self._begin(_joined(iter(chunks)), config)
-        tap = None if self.response_format else AnswerTap(lambda _: None, native=self.native_tools)
-
-        async def produce(emit: Callable[[str], None]) -> AgentResult:
-            if tap is not None:
-                tap.sink = emit
-            last: AgentEvent | None = None
-            async for event in self._adrive(run, limits, run_manager, config, tap):
-                last = event
-            assert isinstance(last, AgentResult)
-            return last
-
         results: list[AgentResult] = []
-        if tap is None:
-            results.append(await produce(lambda _: None))
-        else:
-            async for text in apump(produce, results):
-                yield text
-        rest = _rest_of_answer(results[0], tap.loop_text if tap else [])
-        if rest:
-            yield rest
+        async for text in aanswer_stream(
+            lambda tap: self._adrive(run, limits, run_manager, config, tap),
+            results,
+            native=self.native_tools,
+            whole=self.response_format is not None,
+        ):
+            yield text
         self._output(run, results[0])
 
     def stream(

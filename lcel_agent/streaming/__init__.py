@@ -6,10 +6,22 @@
   ``invoke`` and feeds the readers.
 * :func:`pump` / :func:`apump`: run the loop on a thread or task while the
   caller reads the text.
+* :func:`answer_stream` / :func:`aanswer_stream`: answer mode for a run driver.
 """
 
+from .answer import aanswer_stream, answer_stream, rest_of_answer
 from .json_answer import JsonAnswerReader
 from .pump import apump, pump
 from .tap import AnswerReader, AnswerTap, TextAnswerReader
 
-__all__ = ["AnswerReader", "AnswerTap", "JsonAnswerReader", "TextAnswerReader", "apump", "pump"]
+__all__ = [
+    "AnswerReader",
+    "AnswerTap",
+    "JsonAnswerReader",
+    "TextAnswerReader",
+    "aanswer_stream",
+    "answer_stream",
+    "apump",
+    "pump",
+    "rest_of_answer",
+]
