@@ -122,6 +122,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="failed loops in a row that stop the run (default 2)")  # fmt: skip
     parser.add_argument("--json", action="store_true",
                         help="print the result as JSON only (no live trace), for scripts")  # fmt: skip
+    parser.add_argument("--confirm", action="store_true",
+                        help="ask y/n on the terminal before each tool call runs")  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -202,6 +204,12 @@ def _finish(
     return EXIT_CODES[result.stop_reason]
 
 
+def _approver(args: argparse.Namespace) -> Any:
+    from .approval import TerminalApprover
+
+    return TerminalApprover() if args.confirm else None
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     key = os.environ.get("OPENAI_API_KEY", "").strip()
     if not key:
@@ -233,6 +241,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         llm_timeout=args.timeout,
         token_budget=args.token_budget,
         time_budget=args.time_budget,
+        approve=_approver(args),
     )
     facts = [
         f"model {args.model}" + (f" @ {redact(base_url)}" if base_url else ""),
@@ -285,6 +294,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             protocol=args.protocol,
             llm_timeout=10.0,
             llm_backoff=(0.05, 0.5),
+            approve=_approver(args),
         )
         facts = [
             f"offline demo: simulated gpt-4o-mini at {server.base_url}, fake Amap and Baidu",
