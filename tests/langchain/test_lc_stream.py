@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
+import time
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableLambda
+from langchain_core.tools import tool
 
 from lcel_agent import AgentRunError, ConfigurationError, StepRecord, create_agent
 from lcel_agent.streaming import JsonAnswerReader
@@ -24,8 +28,6 @@ async def collect(agent, task, **kwargs):
 
 @pytest.fixture(params=["sync", "async"])
 def stream(request):
-    import asyncio
-
     def run(agent, task="北京天气", **kwargs):
         if request.param == "sync":
             return list(agent.stream(task, **kwargs))
@@ -72,6 +74,37 @@ def test_pieces_arrive_before_the_model_is_done(weather, act):
     assert "".join(pieces) == ANSWER
 
 
+async def test_pieces_arrive_before_the_model_is_done_async(weather, act):
+    release = threading.Event()
+    released_by_consumer: list[bool] = []
+    reply = act("final", ANSWER)
+    halfway = (reply.index(ANSWER[0]) + 8) // 2
+
+    class Slow(ScriptedChatModel):
+        def _stream(self, *args, **kwargs):  # sync: runs on a worker thread under astream
+            for i, chunk in enumerate(super()._stream(*args, **kwargs)):
+                if i == halfway:
+                    released_by_consumer.append(release.wait(10))
+                yield chunk
+
+    agent = create_agent(Slow([reply], chunk_chars=2), [weather])
+    pieces = []
+    async for piece in agent.astream("t", stream_mode="answer"):
+        pieces.append(piece)
+        release.set()
+    assert released_by_consumer == [True]
+    assert "".join(pieces) == ANSWER
+
+
+def test_answer_mode_through_a_binding_in_a_chain(weather, act):
+    llm = ScriptedChatModel([act("final", ANSWER)], chunk_chars=3)
+    chain = RunnableLambda(lambda x: x["q"]) | create_agent(llm, [weather]).bind(
+        stream_mode="answer"
+    )
+    pieces = list(chain.stream({"q": "北京天气"}))
+    assert "".join(pieces) == ANSWER and len(pieces) > 3
+
+
 def test_an_answer_the_model_did_not_stream_comes_whole(stream, weather, act):
     class NoStream(ScriptedChatModel):
         _stream = BaseChatModel._stream  # as a model without streaming support
@@ -99,17 +132,44 @@ def test_raise_on_failure_raises_after_the_stream(stream, weather, act):
     assert raised.value.result.stop_reason == "max_errors"
 
 
-def test_stopping_early_stops_the_run(weather, act):
-    replies = [act("get_weather", f"城{i}") for i in range(5)] + [act("final", "完")]
-    llm = ScriptedChatModel(replies)
-    iterator = create_agent(llm, [weather], max_loops=10).stream("t", stream_mode="answer")
-    iterator.close()
-    assert len(llm.calls) <= 1
+def test_stopping_early_stops_the_run(weather):
+    # Text before a tool call streams (the stream cannot know yet); the reader stops there.
+    call = AIMessage(
+        "先查一下", tool_calls=[{"name": "get_weather", "args": {"city": "北京"}, "id": "c"}]
+    )
+    llm = ScriptedChatModel([call] * 5 + [AIMessage("完")], chunk_chars=1)
+    agent = create_agent(llm, [weather], protocol="tool_calling", max_loops=10)
+    iterator = agent.stream("t", stream_mode="answer")
+    assert next(iterator) == "先"
+    iterator.close()  # the run, on its own thread, stops before its next loop
+    deadline = time.monotonic() + 5
+    while any(t.name == "lcel-agent-run" for t in threading.enumerate()):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert len(llm.calls) == 1
+
+
+async def test_stopping_early_stops_the_run_async(weather, act):
+    gate = asyncio.Event()
+
+    async def slow_weather(city: str) -> str:
+        """查询城市实时天气"""
+        await gate.wait()
+        return "晴"
+
+    llm = ScriptedChatModel([act("slow_weather", "北京"), act("final", "never")])
+    agent = create_agent(llm, [tool(slow_weather)], max_loops=10)
+    stream = agent.astream("t", stream_mode="answer")
+    task = asyncio.ensure_future(stream.__anext__())
+    await asyncio.sleep(0.2)  # the run now waits inside the tool
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await stream.aclose()
+    assert len(llm.calls) == 1  # cancelled in the tool: no further model call
 
 
 def test_astream_events_carry_the_answer_stream(weather, act):
-    import asyncio
-
     agent = create_agent(ScriptedChatModel([act("final", ANSWER)], chunk_chars=4), [weather])
 
     async def chunks() -> list[str]:

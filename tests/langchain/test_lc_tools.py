@@ -84,6 +84,14 @@ def test_the_dispatcher_alone_fills_them_too():
     assert obs.ok and seen == [("x", "u9", "c1")]
 
 
+async def test_the_dispatcher_alone_fills_them_too_async():
+    obs = await DispatchTools([account]).ainvoke(
+        {"name": "account", "args": {"query": "y"}, "id": "c2"},
+        {"configurable": {"user_id": "u8"}},
+    )
+    assert obs.ok and seen == [("y", "u8", "c2")]
+
+
 def test_return_direct_ends_the_run_with_the_tool_output(run, act):
     @tool(return_direct=True)
     def transfer(amount: int) -> str:
