@@ -148,7 +148,11 @@ def test_a_model_by_name_talks_to_an_openai_compatible_server(
 ):
     srv = _named_model_server(simulated_openai, monkeypatch, act)
     # With langchain installed (the article's stack) init_chat_model builds it; without, we do.
-    result = create_agent("openai:gpt-4o-mini", [weather]).invoke("北京天气")
+    agent = create_agent("openai:gpt-4o-mini", [weather])
+    try:
+        result = agent.invoke("北京天气")
+    finally:  # langchain-openai 0.2 never closes its client: close it, or the socket lingers
+        agent.stages["call_llm"].llm.root_client.close()
     assert result.output == "北京晴"
     assert [r.body["model"] for r in srv.chat_requests] == ["gpt-4o-mini"] * 2
 
