@@ -250,7 +250,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         f"max_errors {args.max_errors}",
         f"memory {args.memory_tokens} tokens",
     ]
-    return _finish(lambda config: agent.stream(args.task, config), args, args.task, facts)
+    try:
+        return _finish(lambda config: agent.stream(args.task, config), args, args.task, facts)
+    finally:
+        # langchain-openai 0.2 never closes its HTTP client: the command owns it, so it does.
+        llm.root_client.close()
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -309,9 +313,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 f"simulated noise: {injected or 'none'}; model API faults: {api_faults}",
             ]
 
-        return _finish(
-            lambda config: agent.stream(DEMO_TASK, config), args, DEMO_TASK, facts, extra
-        )
+        try:
+            return _finish(
+                lambda config: agent.stream(DEMO_TASK, config), args, DEMO_TASK, facts, extra
+            )
+        finally:
+            llm.root_client.close()  # as in _cmd_run
 
 
 def main(argv: list[str] | None = None) -> int:
