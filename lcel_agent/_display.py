@@ -143,8 +143,9 @@ class StatusWatch(BaseCallbackHandler):
             return ""
         number = len(self._attempts)
         ended = self._ended.get(self._attempts[-1])
-        if ended is None:
-            # No answer and no error: the loop's own time limit abandoned the call.
+        # No answer and no error yet: the loop's own time limit abandoned the call. The
+        # client's timeout (set to the same limit) may have fired first: the same story.
+        if ended is None or "Timeout" in ended:
             after = f" after {self.timeout:g} s" if self.timeout else ""
             return f"attempt {number} timed out{after} · "
         return f"attempt {number} failed ({ended}) · "
