@@ -51,7 +51,7 @@ def test_read_results_takes_one_json_result_too(tmp_path, mixed_result):
 
 
 def test_figures_and_distributions(mixed_result):
-    lines = _records(mixed_result, 4) + [{"id": "lost", "input": "q", "error": "worker died"}]
+    lines = [*_records(mixed_result, 4), {"id": "lost", "input": "q", "error": "worker died"}]
     view = batch_view(lines)
 
     assert view.total == 5 and view.succeeded == 2
