@@ -32,12 +32,22 @@ def run_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     """``run_cli(*args, env={...}, command=[...])``: the real command in a subprocess."""
 
     def run(
-        *args: str, env: dict[str, str] | None = None, command: list[str] | None = None
+        *args: str,
+        env: dict[str, str] | None = None,
+        command: list[str] | None = None,
+        python: bool = False,
+        input: str | None = None,
     ) -> subprocess.CompletedProcess[str]:
+        """``command`` replaces ``python -m lcel_agent.cli``; with ``python=True`` it is
+        the interpreter's arguments instead."""
         full_env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
         full_env |= {"COLUMNS": "200", "PYTHONIOENCODING": "utf-8", **(env or {})}
+        if command is None:
+            command = [sys.executable, "-m", "lcel_agent.cli"]
+        elif python:
+            command = [sys.executable, *command]
         return subprocess.run(
-            [*(command or [sys.executable, "-m", "lcel_agent.cli"]), *args],
+            [*command, *args],
             env=full_env,
             cwd=ROOT,
             capture_output=True,
@@ -45,6 +55,8 @@ def run_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
             encoding="utf-8",
             timeout=90,
             check=False,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
         )
 
     return run

@@ -62,7 +62,9 @@ def write_jsonl(tmp_path: Path) -> Callable[[list[Any]], Path]:
 
     def write(lines: list[Any]) -> Path:
         path = tmp_path / "results.jsonl"
-        text = "\n".join(x if isinstance(x, str) else json.dumps(x, ensure_ascii=False) for x in lines)
+        text = "\n".join(
+            x if isinstance(x, str) else json.dumps(x, ensure_ascii=False) for x in lines
+        )
         path.write_text(text + "\n", encoding="utf-8")
         return path
 

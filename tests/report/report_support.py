@@ -39,7 +39,9 @@ class Page(HTMLParser):
             for key, want in attrs.items():
                 key = key.rstrip("_")
                 value = have.get(key)
-                if value is None or (want not in value.split() if key == "class" else value != want):
+                if value is None or (
+                    want not in value.split() if key == "class" else value != want
+                ):
                     ok = False
             if ok:
                 found.append(have)

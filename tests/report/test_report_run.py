@@ -62,7 +62,9 @@ def test_timeline_bars_follow_stage_timings_to_scale(mixed_result):
     stages = ["assemble_prompt", "call_llm", "clean_json", "parse_action", "dispatch_tools",
               "classify_error", "trim_memory"]  # fmt: skip
     for i, step in enumerate(data["steps"]):
-        step["stage_ms"] = [[name, 10.0 * (i + 1) if name == "call_llm" else 1.0] for name in stages]
+        step["stage_ms"] = [
+            [name, 10.0 * (i + 1) if name == "call_llm" else 1.0] for name in stages
+        ]
     page = Page(render_run(data))
 
     tracks = page.find("details", class_="loop")
