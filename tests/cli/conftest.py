@@ -6,19 +6,11 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
+from cli_support import ROOT, SCRUBBED
 
 from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer
-
-ROOT = Path(__file__).resolve().parents[2]
-
-# Variables of the developer's shell that would change what the command does.
-_SCRUBBED = (
-    "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "AMAP_KEY", "AMAP_BASE_URL",
-    "BAIDU_BASE_URL", "NO_COLOR", "FORCE_COLOR",
-)  # fmt: skip
 
 
 @pytest.fixture
@@ -40,7 +32,7 @@ def run_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     ) -> subprocess.CompletedProcess[str]:
         """``command`` replaces ``python -m lcel_agent.cli``; with ``python=True`` it is
         the interpreter's arguments instead."""
-        full_env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+        full_env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
         full_env |= {"COLUMNS": "200", "PYTHONIOENCODING": "utf-8", **(env or {})}
         if command is None:
             command = [sys.executable, "-m", "lcel_agent.cli"]
@@ -67,7 +59,7 @@ def cli_env(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
     """For in-process ``main()`` calls: the same clean environment, set with monkeypatch."""
 
     def apply(values: dict[str, str]) -> None:
-        for name in _SCRUBBED:
+        for name in SCRUBBED:
             monkeypatch.delenv(name, raising=False)
         monkeypatch.setenv("COLUMNS", "200")
         for name, value in values.items():

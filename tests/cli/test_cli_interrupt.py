@@ -8,15 +8,14 @@ import subprocess
 import sys
 import time
 
-from cli_support import SECRET, service_env
-from conftest import ROOT, _SCRUBBED
+from cli_support import ROOT, SCRUBBED, SECRET, service_env
 
 from lcel_agent.testing.faults import Latency
 from lcel_agent.testing.server import SimulatedOpenAIServer
 
 
 def _start(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    full_env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+    full_env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
     full_env |= {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", **(env or {})}
     return subprocess.Popen(
         [sys.executable, *args],

@@ -12,13 +12,11 @@ from uuid import UUID
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.tools import tool
+from report_support import HOSTILE
 
 from lcel_agent import AgentResult, create_agent
 from lcel_agent.stages import STAGE_NAMES
 from lcel_agent.testing import ScriptedChatModel
-
-#: What the model says in its answer: markup and a link that must stay inert text.
-HOSTILE = '北京晴 <script>alert("x")</script> <img src="https://evil.example/p.png"> https://evil.example/x'
 
 
 @tool

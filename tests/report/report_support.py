@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+#: What the model says in its answer: markup and a link that must stay inert text.
+HOSTILE = '北京晴 <script>alert("x")</script> <img src="https://evil.example/p.png"> https://evil.example/x'
+
 #: Attributes that make a browser fetch something, and CSS that does.
 _FETCHING = ("src", "href", "srcset", "data", "poster", "action", "formaction")
 _CSS_URL = re.compile(r"@import|url\(\s*['\"]?\s*(?!#|data:)", re.I)

@@ -8,9 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import HOSTILE
 from langchain_core.tools import tool
-from report_support import Page, css_fetches
+from report_support import HOSTILE, Page, css_fetches
 
 from lcel_agent import create_agent
 from lcel_agent._redact import register_secret
