@@ -8,59 +8,21 @@ the docs show (``make screenshots``); otherwise they go to a temporary folder.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from browser_support import Watched, chromium, require_browser
 
 from lcel_agent.report import render_batch, render_run
 
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="playwright is not installed (the 'browser' extra)"
-)
-CHROMIUM = os.environ.get("LCEL_AGENT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-if not Path(CHROMIUM).is_file():
-    pytest.skip(
-        f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium; .ci/run installs it)",
-        allow_module_level=True,
-    )
-
-# What Chromium needs on these machines: no sandbox as root, and no calls home.
-_FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
-
-
-class Watched:
-    """A page with every console error, page error and non-local request it caused."""
-
-    def __init__(self, page: Any) -> None:
-        self.page = page
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.route("**/*", self._route)
-
-    def _route(self, route: Any) -> None:
-        url = route.request.url
-        if url.startswith("file://"):
-            route.continue_()
-        else:  # nothing may leave the page: record it and refuse
-            self.requests.append(url)
-            route.abort()
+sync_api, CHROMIUM = require_browser()
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=_FLAGS)
-        yield chromium
-        chromium.close()
+def browser():
+    with chromium(sync_api, CHROMIUM) as browser:
+        yield browser
 
 
 @pytest.fixture
