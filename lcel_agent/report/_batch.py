@@ -148,7 +148,13 @@ def histogram(title: str, values: Sequence[float], unit: str, css: str, bins: in
         start, end = low + i * width, low + (i + 1) * width
         tip = f"{count} run(s) with {start:,.4g}–{end:,.4g} {unit}"
         bars.append((i * slot + 1, CHART_H - h, slot - 2, h, css, tip))
-    return Chart(title, tuple(bars), max_label=f"{top} runs", legend=((css, unit),))
+    return Chart(
+        title,
+        tuple(bars),
+        max_label=f"{top} runs",
+        legend=((css, f"runs per bin of {width:,.3g} {unit}"),),
+        x_range=(f"{low:,.4g} {unit}", f"{high:,.4g} {unit}"),
+    )
 
 
 def batch_view(

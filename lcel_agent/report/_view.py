@@ -160,6 +160,7 @@ class Chart:
     lines: tuple[tuple[float, str], ...] = ()  # (y, label) of a horizontal rule
     max_label: str = ""
     legend: tuple[tuple[str, str], ...] = ()  # (css, label)
+    x_range: tuple[str, str] = ("", "")  # labels of the x axis' two ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +295,10 @@ def _loop(step: Mapping[str, Any], index: int, scale_ms: float) -> LoopView:
 CHART_W, CHART_H = 600.0, 160.0
 
 
+def _loop_range(rows: Sequence[LoopView]) -> tuple[str, str]:
+    return (f"loop {rows[0].step}", f"loop {rows[-1].step}") if rows else ("", "")
+
+
 def _token_chart(rows: Sequence[LoopView]) -> Chart:
     top = max([r.input_tokens + r.output_tokens for r in rows] + [1])
     slot = CHART_W / max(1, len(rows))
@@ -310,6 +315,7 @@ def _token_chart(rows: Sequence[LoopView]) -> Chart:
         tuple(bars),
         max_label=f"{top:,}",
         legend=(("tok-in", "prompt"), ("tok-out", "completion")),
+        x_range=_loop_range(rows),
     )
 
 
@@ -334,6 +340,7 @@ def _window_chart(rows: Sequence[LoopView]) -> Chart | None:
         lines=lines,
         max_label=f"{top:,}",
         legend=(("win", "window tokens"), ("win-over", "over budget (pinned messages)")),
+        x_range=_loop_range(rows),
     )
 
 
