@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 
-import pytest
 from docs_support import ROOT
 
 STUB = """#!/bin/sh

@@ -6,9 +6,14 @@ import pytest
 from docs_support import ROOT, code_blocks
 
 from lcel_agent import AgentResult
-from lcel_agent.testing import ArticleTaskModel, FakeAmapServer, FakeBaiduServer
-from lcel_agent.testing import SimulatedOpenAIServer, use_services
 from lcel_agent.stages import TrimMemory
+from lcel_agent.testing import (
+    ArticleTaskModel,
+    FakeAmapServer,
+    FakeBaiduServer,
+    SimulatedOpenAIServer,
+    use_services,
+)
 
 
 @pytest.fixture
