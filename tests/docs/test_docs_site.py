@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -54,6 +55,15 @@ def _pages(site: Path) -> list[Path]:
     return sorted(p for p in site.rglob("*.html") if p.name != "404.html")
 
 
+def _links(site: Path) -> Iterator[tuple[Path, str, str, str]]:
+    """``(page, tag, attribute, value)`` for every URL-valued attribute of every page."""
+    for page in _pages(site):
+        parser = _Links()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for tag, attribute, value in parser.links:
+            yield page, tag, attribute, value
+
+
 def test_the_build_prints_no_colour_codes_into_a_pipe(built):
     _, done = built
     assert "\x1b[" not in done.stdout + done.stderr
@@ -63,31 +73,28 @@ def test_the_build_prints_no_colour_codes_into_a_pipe(built):
 def test_every_link_opens_a_file_from_disk(built):
     site, _ = built
     broken = []
-    for page in _pages(site):
-        parser = _Links()
-        parser.feed(page.read_text(encoding="utf-8"))
-        for tag, attribute, value in parser.links:
-            if _EXTERNAL.match(value) or value.startswith(("mailto:", "data:", "#", "javascript:")):
-                continue
-            target = (page.parent / unquote(urlsplit(value).path)).resolve()
-            if not urlsplit(value).path:
-                continue
-            if not target.is_file():  # a folder would open as a file listing
-                broken.append(f"{page.relative_to(site)}: <{tag} {attribute}={value!r}>")
+    for page, tag, attribute, value in _links(site):
+        path = urlsplit(value).path
+        if (
+            _EXTERNAL.match(value)
+            or value.startswith(("mailto:", "data:", "javascript:"))
+            or not path
+        ):
+            continue
+        if not (page.parent / unquote(path)).resolve().is_file():  # a folder opens as a listing
+            broken.append(f"{page.relative_to(site)}: <{tag} {attribute}={value!r}>")
     assert broken == []
     assert len(_pages(site)) >= 10
 
 
 def test_nothing_is_loaded_from_the_internet(built):
     site, _ = built
-    fetches = []
-    for page in _pages(site):
-        parser = _Links()
-        parser.feed(page.read_text(encoding="utf-8"))
-        for tag, attribute, value in parser.links:
-            # A plain <a> to elsewhere is a link a reader may follow; anything else is a load.
-            if _EXTERNAL.match(value) and tag != "a":
-                fetches.append(f"{page.relative_to(site)}: <{tag} {attribute}={value!r}>")
+    # A plain <a> to elsewhere is a link a reader may follow; anything else is a load.
+    fetches = [
+        f"{page.relative_to(site)}: <{tag} {attribute}={value!r}>"
+        for page, tag, attribute, value in _links(site)
+        if _EXTERNAL.match(value) and tag != "a"
+    ]
     for sheet in site.rglob("*.css"):
         css = sheet.read_text(encoding="utf-8")
         fetches += [
