@@ -25,7 +25,7 @@ from lcel_agent.tools import get_weather
     ],
     ids=["hung-call", "rate-limited"],
 )  # fmt: skip
-def test_a_retry_says_why_the_attempt_before_it_ended(run, fault, said):
+def test_a_retry_says_why_the_attempt_before_it_ended(run, fault, said, closes_async_clients):
     statuses: list[str] = []
     watch = StatusWatch(statuses.append, timeout=0.5, retries=3)
     with SimulatedOpenAIServer([json_action("final", "晴")], hang_seconds=3.0) as server:

@@ -31,7 +31,9 @@ def offline_provider(monkeypatch):
         yield server
 
 
-def test_use_then_compose_swap_batch_trace_runs_as_written(offline_provider, capsys):
+def test_use_then_compose_swap_batch_trace_runs_as_written(
+    offline_provider, capsys, closes_async_clients
+):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     (use, *_) = code_blocks(readme, "## Use")
     (compose,) = code_blocks(readme, "### Compose, swap, batch, trace")
@@ -46,6 +48,7 @@ def test_use_then_compose_swap_batch_trace_runs_as_written(offline_provider, cap
     assert [r.stop_reason for r in results] == ["final", "final"]
     assert "model said:" in capsys.readouterr().out  # the swapped-in cleaner ran
     assert len(offline_provider.chat_requests) > 10
+    namespace.clear()  # closes_async_clients collects what the snippet left
 
 
 def test_trim_memory_takes_message_tuples():
