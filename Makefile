@@ -34,8 +34,8 @@ pinned-test: $(PINNED_VENV)/.installed  ## the test suite on the article's stack
 	$(PINNED_VENV)/bin/python -m pytest -q
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check lcel_agent tests benchmarks
-	$(VENV)/bin/ruff format --check lcel_agent tests benchmarks
+	$(VENV)/bin/ruff check lcel_agent tests benchmarks docs_hooks
+	$(VENV)/bin/ruff format --check lcel_agent tests benchmarks docs_hooks
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy lcel_agent
