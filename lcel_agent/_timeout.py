@@ -68,11 +68,15 @@ class _DaemonWorkers:
     def _work(self, job: Callable[[], Callable[[], None]]) -> None:
         while True:
             deliver = job()
+            del job
             # Idle before the caller hears back: its next call then finds this worker
             # instead of starting another.
             with self._lock:
                 self._idle += 1
             deliver()
+            # An idle worker must not keep its last call alive (the model, its HTTP client,
+            # the reply): freed now, they are not left for a later garbage collection.
+            del deliver
             try:
                 job = self._jobs.get(timeout=self._idle_seconds)
             except queue.Empty:
