@@ -9,6 +9,7 @@
     result.output, result.stop_reason, result.loops, result.usage, result.error
 """
 
+from ._logging import install_client_log_redaction, redact_logging
 from .agent import create_agent, run_agent
 from .errors import (
     ActionParseError,
@@ -39,6 +40,8 @@ from .tokens import TiktokenCounter, estimate_tokens
 
 __version__ = "0.1.0"
 
+install_client_log_redaction()
+
 __all__ = [
     "DEFAULT_POLICIES",
     "Action",
@@ -66,6 +69,7 @@ __all__ = [
     "Usage",
     "create_agent",
     "estimate_tokens",
+    "redact_logging",
     "run_agent",
     "trim_messages",
 ]
