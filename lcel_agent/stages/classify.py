@@ -43,6 +43,10 @@ _PRIORITY = (
 )
 
 
+#: Model API failures stop the run; a cut-off reply (``truncated``) is re-asked instead.
+_MODEL_API = frozenset({ErrorClass.LLM_TRANSIENT, ErrorClass.LLM_FATAL})
+
+
 class ClassifyError(Stage):
     """Decide the outcome of the loop. See the module docstring for the rules.
 
@@ -106,7 +110,7 @@ class ClassifyError(Stage):
         record = self._record(state, error)
         steps = (*state.steps, record)
 
-        if error is not None and error.stage == "call_llm":
+        if error is not None and error.error_class in _MODEL_API:
             return dataclasses.replace(state, steps=steps, stop=StopReason.LLM_ERROR, error=error)
 
         final = next((a for a in state.actions if a.is_final), None)

@@ -46,17 +46,18 @@ def test_fatal_error_stops_at_once(run, weather):
     assert "abcdefghijklmnop" not in result.error.message
 
 
-def test_context_too_long_trims_harder_and_tries_once(run, weather, act):
+def test_context_too_long_with_nothing_to_trim_stops_at_once(run, weather):
     seen = []
 
     def model(messages, tools):
         seen.append(len(messages))
-        if len(seen) == 1:
-            return APIStatusFault(400, "This model's maximum context length is 128 tokens")
-        return act("final", "short")
+        return APIStatusFault(400, "This model's maximum context length is 128 tokens")
 
     result = run(create_agent(FunctionChatModel(model), [weather], **FAST))
-    assert result.stop_reason is StopReason.FINAL and len(seen) == 2 and result.loops == 1
+    # The window holds only the system prompt and the task: an identical retry would be wasted.
+    assert result.stop_reason is StopReason.LLM_ERROR and len(seen) == 1 and result.loops == 1
+    assert result.error.error_class is ErrorClass.LLM_FATAL
+    assert "cannot be made smaller" in result.error.message
 
 
 def test_a_hung_model_times_out_and_is_retried(run, weather, act):
