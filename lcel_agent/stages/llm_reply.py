@@ -22,7 +22,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
-from langchain_core.runnables import Runnable, RunnableBinding
+from langchain_core.runnables import Runnable
+from langchain_core.runnables.base import RunnableBindingBase
 
 from .._redact import redact_value
 
@@ -47,7 +48,7 @@ TOKEN_LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens", 
 
 
 def _children(runnable: Any) -> Iterator[Any]:
-    if isinstance(runnable, RunnableBinding):
+    if isinstance(runnable, RunnableBindingBase):  # bind, bind_tools, with_retry, ...
         yield runnable.bound
     for name in ("runnable", "fallbacks"):  # RunnableWithFallbacks
         value = getattr(runnable, name, None)
@@ -93,7 +94,7 @@ def token_limit(runnable: Any) -> tuple[str, int] | None:
     fallbacks, the primary model's limit is the one that counts.
     """
     for _ in range(16):
-        if isinstance(runnable, RunnableBinding):
+        if isinstance(runnable, RunnableBindingBase):
             for key in TOKEN_LIMIT_KEYS:
                 value = runnable.kwargs.get(key)
                 if isinstance(value, int) and not isinstance(value, bool):
