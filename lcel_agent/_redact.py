@@ -66,7 +66,7 @@ SECRET_ENV_VARS: tuple[str, ...] = (
 MIN_SECRET_LEN = 6
 # A key's body without its vendor prefix must be longer still to count as the key.
 _MIN_BODY_LEN = 16
-_VENDOR_PREFIX = re.compile(r"^(?:[A-Za-z]{2,8}[-_]){1,2}")
+_VENDOR_PREFIX = re.compile(r"^[A-Za-z]{2,8}[-_]")
 
 _SHAPES = (
     r"(?P<query>[?&;\s\"'](?i:key|api_?key|apikey|access_?token|token|secret|password|sig|signature)=)"
@@ -90,10 +90,14 @@ def _forms(value: str) -> set[str]:
     """The forms a secret value takes in the texts it leaks into."""
     forms = {value, value.strip()}
     core = value.strip()
-    body = _VENDOR_PREFIX.sub("", core)
-    if body != core and len(body) >= _MIN_BODY_LEN:
-        forms.add(body)
-    for form in (core, body):
+    bodies = [core]
+    for _ in range(2):  # "sk-proj-XYZ" is echoed as "proj-XYZ" or as "XYZ"
+        body = _VENDOR_PREFIX.sub("", bodies[-1], count=1)
+        if body == bodies[-1] or len(body) < _MIN_BODY_LEN:
+            break
+        bodies.append(body)
+    for form in bodies:
+        forms.add(form)
         forms.add(urllib.parse.quote(form, safe=""))
         forms.add(urllib.parse.quote_plus(form))
         forms.add(json.dumps(form, ensure_ascii=False)[1:-1])
