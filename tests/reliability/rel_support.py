@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -9,3 +10,26 @@ from typing import Any
 def act(action: str, value: Any) -> str:
     """A JSON-protocol reply: ``act("probe", "北京")``."""
     return json.dumps({"action": action, "action_input": value}, ensure_ascii=False)
+
+
+def run_over_http(
+    mode: str, agent: Any, llm: Any, task: Any = "查询北京天气", config: Any = None
+) -> Any:
+    """Run ``agent`` once with ``invoke`` or ``ainvoke``, then close ``llm``'s HTTP clients.
+
+    The async client is closed on the loop that used it (``filterwarnings=error`` would
+    report a client left open), so each async run gets an ``asyncio.run`` of its own.
+    """
+
+    async def arun() -> Any:
+        try:
+            return await agent.ainvoke(task, config)
+        finally:
+            await llm.root_async_client.close()
+
+    try:
+        if mode == "sync":
+            return agent.invoke(task, config)
+        return asyncio.run(arun())
+    finally:
+        llm.root_client.close()

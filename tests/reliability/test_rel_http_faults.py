@@ -7,14 +7,13 @@ loop and the run finishes; a refused key stops it with ``llm_error`` at loop 2.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
-from rel_support import act
+from rel_support import act, run_over_http
 
 from lcel_agent import AgentResult, ErrorClass, StopReason, create_agent
 from lcel_agent.testing.faults import Fault, FaultSpec
@@ -39,22 +38,6 @@ def probe(city: str) -> str:
     return f"{city}市天气：晴"
 
 
-def _run(mode: str, agent: Any, llm: ChatOpenAI) -> AgentResult:
-    async def arun() -> AgentResult:
-        try:
-            result: AgentResult = await agent.ainvoke("查询北京天气")
-            return result
-        finally:
-            await llm.root_async_client.close()
-
-    try:
-        if mode == "sync":
-            return agent.invoke("查询北京天气")  # type: ignore[no-any-return]
-        return asyncio.run(arun())
-    finally:
-        llm.root_client.close()
-
-
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize("fault", list(FAULTS))
 def test_api_fault_over_http(fault: str, mode: str) -> None:
@@ -64,7 +47,7 @@ def test_api_fault_over_http(fault: str, mode: str) -> None:
             base_url=srv.base_url, api_key=SecretStr(KEY), model="gpt-4o-mini", max_retries=0
         )
         agent = create_agent(llm, [probe], llm_timeout=0.5, llm_backoff=(0.0, 0.0))
-        result = _run(mode, agent, llm)
+        result = run_over_http(mode, agent, llm)
         statuses = [r.status for r in srv.chat_requests]
     assert isinstance(result, AgentResult)
     assert result.loops == 2
