@@ -83,20 +83,14 @@ def classify_model_error(exc: BaseException) -> ModelErrorInfo:
     status = _status_code(exc)
     retryable = getattr(type(exc), "is_retryable", None)
     transient: bool
-    if isinstance(retryable, bool):
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        # Checked first: the client may hang the 200 response that failed to decode on it.
+        transient = True
+    elif isinstance(retryable, bool):
         transient = retryable
     elif status is not None:
         transient = status in TRANSIENT_STATUS or status >= 500
-    elif isinstance(
-        exc,
-        (
-            TimeoutError,
-            ConnectionError,
-            asyncio.TimeoutError,
-            json.JSONDecodeError,
-            UnicodeDecodeError,
-        ),
-    ):
+    elif isinstance(exc, TimeoutError | ConnectionError | asyncio.TimeoutError):
         transient = True
     else:
         # openai.APIConnectionError / APITimeoutError and httpx transport errors have no

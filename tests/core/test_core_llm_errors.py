@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 from lcel_agent import ErrorClass, StopReason, create_agent
@@ -79,6 +80,13 @@ def test_classification_table():
     assert classify_model_error(TimeoutError()).transient
     assert classify_model_error(ConnectionResetError()).transient
     assert not classify_model_error(ValueError("bad")).transient
+    # A response the client could not decode is a glitch on the wire, like a dropped connection,
+    # even when the client hangs the 200 it came with on the exception.
+    broken = json.JSONDecodeError("Expecting ',' delimiter", '{"id": "x", "ch', 14)
+    assert classify_model_error(broken).transient
+    broken.response = type("Response", (), {"status_code": 200, "headers": {}})()  # type: ignore[attr-defined]
+    assert classify_model_error(broken).transient
+    assert classify_model_error(UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad")).transient
     for status, transient in (
         (408, True),
         (409, True),
