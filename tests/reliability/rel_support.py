@@ -6,6 +6,8 @@ import asyncio
 import json
 from typing import Any
 
+from langchain_core.tools import BaseTool, tool
+
 
 def act(action: str, value: Any) -> str:
     """A JSON-protocol reply: ``act("probe", "北京")``."""
@@ -33,3 +35,21 @@ def run_over_http(
         return asyncio.run(arun())
     finally:
         llm.root_client.close()
+
+
+class Probe:
+    """A weather tool (``probe.tool``) that remembers every city it was called with.
+
+    ``padding`` is added to each result, to make observations as long as a test needs.
+    """
+
+    def __init__(self, padding: str = "") -> None:
+        self.cities: list[str] = []
+
+        @tool
+        def probe(city: str) -> str:
+            """查询城市实时天气，城市名称必须是中文，例如'北京'"""
+            self.cities.append(city)
+            return f"{city}市天气：晴。{padding}"
+
+        self.tool: BaseTool = probe

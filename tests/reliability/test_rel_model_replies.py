@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
-from rel_support import act, run_over_http
+from rel_support import Probe, act, run_over_http
 
 from lcel_agent import ConfigurationError, ErrorClass, SlidingWindowMemory, StopReason, create_agent
 from lcel_agent.testing.faults import Fault
@@ -26,21 +26,10 @@ from lcel_agent.texts import FINAL_NOT_A_TOOL
 from lcel_agent.tokens import default_exact_counter
 
 KEY = "sk-test-replies-0000"
+#: Long observations, so two turns make a prompt worth trimming.
+PADDING = "今日风力三级，空气质量良好，适宜出行。" * 12
 MODES = ["sync", "async"]
 COUNT = default_exact_counter()
-
-
-class Probe:
-    def __init__(self) -> None:
-        self.cities: list[str] = []
-
-        @tool
-        def probe(city: str) -> str:
-            """查询城市实时天气，城市名称必须是中文，例如'北京'"""
-            self.cities.append(city)
-            return f"{city}市天气：晴。" + "今日风力三级，空气质量良好，适宜出行。" * 12
-
-        self.tool: BaseTool = probe
 
 
 def _run(mode: str, srv: SimulatedOpenAIServer, probe: Probe, **options: Any) -> Any:
@@ -55,7 +44,7 @@ def _run(mode: str, srv: SimulatedOpenAIServer, probe: Probe, **options: Any) ->
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_native_call_named_final_is_an_unknown_tool(mode: str) -> None:
-    probe = Probe()
+    probe = Probe(PADDING)
     hijack = {"name": "final", "arguments": {"answer": "hijacked"}}
     with SimulatedOpenAIServer([hijack, "北京晴"], require_key=KEY) as srv:
         result = _run(mode, srv, probe, protocol="tool_calling")
@@ -68,7 +57,7 @@ def test_a_native_call_named_final_is_an_unknown_tool(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_final_call_beside_a_real_one_runs_neither(mode: str) -> None:
-    probe = Probe()
+    probe = Probe(PADDING)
     both = {
         "tool_calls": [
             {"name": "probe", "arguments": {"city": "北京"}},
@@ -110,11 +99,11 @@ def _sizes(srv: SimulatedOpenAIServer) -> list[int]:
 def test_after_a_context_overflow_the_retry_is_strictly_smaller(mode: str) -> None:
     memory = SlidingWindowMemory(max_tokens=4000)
     with SimulatedOpenAIServer(_script(), require_key=KEY) as free:
-        _run(mode, free, Probe(), memory=memory)
+        _run(mode, free, Probe(PADDING), memory=memory)
         sizes = _sizes(free)
     # Refuse the third prompt (two observations long), and only that one.
     with SimulatedOpenAIServer(_script(), require_key=KEY, context_limit=sizes[2] - 1) as srv:
-        result = _run(mode, srv, Probe(), memory=memory)
+        result = _run(mode, srv, Probe(PADDING), memory=memory)
         statuses = [r.status for r in srv.chat_requests]
         tried = _sizes(srv)
     assert result.stop_reason is StopReason.FINAL, result.error
@@ -126,7 +115,7 @@ def test_after_a_context_overflow_the_retry_is_strictly_smaller(mode: str) -> No
 @pytest.mark.parametrize("mode", MODES)
 def test_a_prompt_that_cannot_shrink_stops_at_once_saying_why(mode: str) -> None:
     with SimulatedOpenAIServer(_script(), require_key=KEY, context_limit=10) as srv:
-        result = _run(mode, srv, Probe())
+        result = _run(mode, srv, Probe(PADDING))
         statuses = [r.status for r in srv.chat_requests]
     assert statuses == [400]  # before: the identical request was sent a second time
     assert result.stop_reason is StopReason.LLM_ERROR and result.loops == 1

@@ -15,6 +15,8 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -28,6 +30,7 @@ from lcel_agent.testing.server import SimulatedOpenAIServer
 
 KEY = "sk-test-sessions-0000"
 SESSION = {"configurable": {"session_id": "user-42"}}
+MODES = ["sync", "async"]
 
 
 @tool
@@ -42,15 +45,23 @@ def _count_questions(messages: list[dict[str, Any]], tools: Any) -> str:
     return json.dumps({"action": "final", "action_input": str(asked)})
 
 
-def _llm(srv: SimulatedOpenAIServer) -> ChatOpenAI:
-    return ChatOpenAI(
-        base_url=srv.base_url, api_key=SecretStr(KEY), model="gpt-4o-mini", max_retries=0
-    )
+@contextmanager
+def _agent(store: SessionStore | None) -> Iterator[tuple[Any, ChatOpenAI]]:
+    """An agent on a server slow enough (0.4 s an answer) for two runs to overlap."""
+    with SimulatedOpenAIServer(
+        _count_questions, require_key=KEY, latency=Latency(fixed=0.4)
+    ) as srv:
+        llm = ChatOpenAI(
+            base_url=srv.base_url, api_key=SecretStr(KEY), model="gpt-4o-mini", max_retries=0
+        )
+        yield create_agent(llm, [probe], sessions=store), llm
 
 
-async def _abatch_with_heartbeat(agent: Any, tasks: list[str]) -> tuple[list[Any], float]:
-    """``abatch`` the tasks on one session while a task measures the event loop's longest gap."""
-    gaps: list[float] = []
+async def _abatch_with_heartbeat(
+    agent: Any, tasks: list[str], config: Any
+) -> tuple[list[Any], float]:
+    """``abatch`` the tasks while a task measures the event loop's longest gap."""
+    gaps: list[float] = [0.0]
     done = asyncio.Event()
 
     async def heartbeat() -> None:
@@ -63,106 +74,63 @@ async def _abatch_with_heartbeat(agent: Any, tasks: list[str]) -> tuple[list[Any
 
     beat = asyncio.create_task(heartbeat())
     try:
-        results = await agent.abatch(tasks, SESSION, return_exceptions=True)
+        results = await agent.abatch(tasks, config, return_exceptions=True)
     finally:
         done.set()
         await beat
     return results, max(gaps)
 
 
-def test_overlapping_async_runs_of_one_session_queue(tmp_path: Any) -> None:
-    store = SessionStore(tmp_path / "s.db", wait=10.0)
-    with SimulatedOpenAIServer(
-        _count_questions, require_key=KEY, latency=Latency(fixed=0.4)
-    ) as srv:
-        llm = _llm(srv)
-        agent = create_agent(llm, [probe], sessions=store)
+def _both(mode: str, agent: Any, llm: ChatOpenAI, config: Any) -> tuple[list[Any], float]:
+    """Two runs started together (``batch`` or ``abatch``); the loop's longest gap (async)."""
+    tasks = ["第一个问题", "第二个问题"]
 
-        async def both() -> tuple[list[Any], float]:
-            try:
-                return await _abatch_with_heartbeat(agent, ["第一个问题", "第二个问题"])
-            finally:
-                await llm.root_async_client.close()
+    async def arun() -> tuple[list[Any], float]:
+        try:
+            return await _abatch_with_heartbeat(agent, tasks, config)
+        finally:
+            await llm.root_async_client.close()
 
-        started = time.monotonic()
-        results, longest_gap = asyncio.run(both())
-        elapsed = time.monotonic() - started
+    try:
+        if mode == "sync":
+            return agent.batch(tasks, config, return_exceptions=True), 0.0
+        return asyncio.run(arun())
+    finally:
         llm.root_client.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_overlapping_runs_of_one_session_queue(mode: str, tmp_path: Any) -> None:
+    with _agent(SessionStore(tmp_path / "s.db", wait=10.0)) as (agent, llm):
+        started = time.monotonic()
+        results, longest_gap = _both(mode, agent, llm, SESSION)
+        elapsed = time.monotonic() - started
     assert all(getattr(r, "stop_reason", None) is StopReason.FINAL for r in results), results
     assert sorted(r.output for r in results) == ["1", "2"]  # the second saw the first's turn
     assert elapsed >= 0.8  # one after the other: they queued, they did not overlap
-    # Before, the waiting run slept on the event loop's thread and froze the holder with it.
+    # Before, the waiting async run slept on the event loop's thread and froze the holder.
     assert longest_gap < 1.0
 
 
-def test_overlapping_sync_runs_of_one_session_queue(tmp_path: Any) -> None:
-    store = SessionStore(tmp_path / "s.db", wait=10.0)
-    with SimulatedOpenAIServer(
-        _count_questions, require_key=KEY, latency=Latency(fixed=0.4)
-    ) as srv:
-        llm = _llm(srv)
-        agent = create_agent(llm, [probe], sessions=store)
-        try:
-            results = agent.batch(["第一个问题", "第二个问题"], SESSION)
-        finally:
-            llm.root_client.close()
-    assert sorted(r.output for r in results) == ["1", "2"]
-
-
-@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("mode", MODES)
 def test_without_a_wait_the_second_run_fails_clearly(mode: str, tmp_path: Any) -> None:
-    store = SessionStore(tmp_path / "s.db", wait=0.0)
-    with SimulatedOpenAIServer(
-        _count_questions, require_key=KEY, latency=Latency(fixed=0.4)
-    ) as srv:
-        llm = _llm(srv)
-        agent = create_agent(llm, [probe], sessions=store)
-        tasks = ["第一个问题", "第二个问题"]
-
-        async def both() -> list[Any]:
-            try:
-                return await agent.abatch(tasks, SESSION, return_exceptions=True)
-            finally:
-                await llm.root_async_client.close()
-
-        try:
-            if mode == "sync":
-                results = agent.batch(tasks, SESSION, return_exceptions=True)
-            else:
-                results = asyncio.run(both())
-        finally:
-            llm.root_client.close()
+    with _agent(SessionStore(tmp_path / "s.db", wait=0.0)) as (agent, llm):
+        results, _ = _both(mode, agent, llm, SESSION)
     busy = [r for r in results if isinstance(r, SessionBusyError)]
     finished = [r for r in results if getattr(r, "stop_reason", None) is StopReason.FINAL]
     assert len(busy) == 1 and len(finished) == 1
     assert "'user-42' is in use by another run" in str(busy[0])
 
 
-@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("mode", MODES)
 def test_a_session_id_without_a_store_is_ignored(
     mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="lcel_agent")
     # What RunnableWithMessageHistory and other components put in the config.
     config = {"configurable": {"session_id": "someone-elses"}}
-    with SimulatedOpenAIServer(_count_questions, require_key=KEY) as srv:
-        llm = _llm(srv)
-        agent = create_agent(llm, [probe])
-
-        async def twice() -> list[Any]:
-            try:
-                return [await agent.ainvoke(task, config) for task in ("第一个", "第二个")]
-            finally:
-                await llm.root_async_client.close()
-
-        try:
-            if mode == "sync":
-                first, second = (agent.invoke(task, config) for task in ("第一个", "第二个"))
-            else:
-                first, second = asyncio.run(twice())
-        finally:
-            llm.root_client.close()
-    assert (first.stop_reason, first.output) == (StopReason.FINAL, "1")
-    assert second.output == "1"  # nothing was carried over
+    with _agent(None) as (agent, llm):
+        results, _ = _both(mode, agent, llm, config)
+    assert [(r.stop_reason, r.output) for r in results] == [(StopReason.FINAL, "1")] * 2
     ignored = [r for r in caplog.records if "session_id 'someone-elses' ignored" in r.getMessage()]
     assert len(ignored) == 2 and all(r.levelno == logging.DEBUG for r in ignored)

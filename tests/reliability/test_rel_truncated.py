@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage
-from langchain_core.tools import BaseTool, tool
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
-from rel_support import act, run_over_http
+from rel_support import Probe, act, run_over_http
 
 from lcel_agent import ErrorClass, StopReason, create_agent
 from lcel_agent.stages.llm_reply import cut_off, reports_finish, token_limit
@@ -28,21 +27,6 @@ from lcel_agent.texts import TRUNCATED_REPROMPT
 
 KEY = "sk-test-truncated-0000"
 MODES = ["sync", "async"]
-
-
-class Probe:
-    """A weather tool that remembers every city it was called with."""
-
-    def __init__(self) -> None:
-        self.cities: list[str] = []
-
-        @tool
-        def probe(city: str) -> str:
-            """查询城市实时天气，城市名称必须是中文，例如'北京'"""
-            self.cities.append(city)
-            return f"{city}市天气：晴"
-
-        self.tool: BaseTool = probe
 
 
 def _llm(srv: SimulatedOpenAIServer, **options: Any) -> ChatOpenAI:
