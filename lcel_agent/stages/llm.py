@@ -164,8 +164,12 @@ class CallLLM(Stage):
         wait = after if after is not None else float(self._backoff(retry_state))
         left = self._left(state)
         if left is not None and wait >= left:
-            asked = f"the server asked to retry after {after:g} s" if after is not None else ""
-            doing = asked or f"a {wait:.1f} s backoff before the next attempt"
+            if after is not None:
+                doing = f"the server asked to retry after {after:g} s"
+            elif left > 0:
+                doing = f"the next attempt was a {wait:.1f} s backoff away"
+            else:
+                raise _OutOfTime("the time ran out during the attempt", exc)
             raise _OutOfTime(f"{doing}, with {max(left, 0.0):.1f} s of the budget left", exc)
         return wait
 

@@ -2,8 +2,9 @@
 
 A reply is complete only when the provider says so. :func:`cut_off` reads the
 finish reason every provider family reports (``finish_reason`` for OpenAI and
-its look-alikes, ``stop_reason`` for Anthropic, ``done_reason`` for Ollama,
-``stopReason`` for Bedrock): a length stop is a cut-off reply, and so is a reply
+its look-alikes, ``status`` for OpenAI's Responses API, ``stop_reason`` for
+Anthropic, ``done_reason`` for Ollama, ``stopReason`` for Bedrock): a length
+stop (or an "incomplete" status) is a cut-off reply, and so is a reply
 from an OpenAI-compatible model that carries no finish reason at all, which is
 what a stream that ended early leaves behind (langchain repairs the partial
 tool-call JSON of such a stream, so its arguments look whole; they are not)::
@@ -37,8 +38,9 @@ __all__ = [
     "with_token_limit",
 ]
 
-#: Finish-reason keys of ``response_metadata``, per provider family.
-_FINISH_KEYS = ("finish_reason", "stop_reason", "done_reason", "stopReason")
+#: Finish-reason keys of ``response_metadata``, per provider family (``status`` is what
+#: OpenAI's Responses API reports instead: "completed" or "incomplete").
+_FINISH_KEYS = ("finish_reason", "stop_reason", "done_reason", "stopReason", "status")
 #: Their values for "stopped at the length limit".
 _LENGTH_REASONS = frozenset({"length", "max_tokens", "MAX_TOKENS", "model_length"})
 #: Model classes (by name, anywhere in the MRO) whose replies always carry a finish reason.
@@ -78,6 +80,10 @@ def reports_finish(runnable: Any) -> bool:
 def cut_off(reply: AIMessage, expects_finish: bool) -> str | None:
     """Why ``reply`` is incomplete, or None when the provider says it is whole."""
     meta: Mapping[str, Any] = reply.response_metadata or {}
+    if meta.get("status") == "incomplete":  # OpenAI's Responses API
+        details = meta.get("incomplete_details")
+        why = details.get("reason") if isinstance(details, Mapping) else None
+        return f"the provider marked the reply incomplete ({why or 'no reason given'})"
     reasons = [meta[key] for key in _FINISH_KEYS if meta.get(key) is not None]
     for reason in reasons:
         if str(reason) in _LENGTH_REASONS:

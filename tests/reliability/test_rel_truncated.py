@@ -182,6 +182,12 @@ def test_a_cut_off_answer_on_the_reserved_last_loop_is_no_answer(mode: str) -> N
         ({"stop_reason": "end_turn"}, True, False),
         ({"done_reason": "length"}, False, True),  # Ollama
         ({"finish_reason": "MAX_TOKENS"}, False, True),  # Gemini
+        ({"status": "completed", "model_name": "gpt-4o"}, True, False),  # Responses API
+        (
+            {"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}},
+            True,
+            True,
+        ),
     ],
 )
 def test_cut_off_reads_every_providers_finish_reason(meta: Any, expects: bool, cut: bool) -> None:
