@@ -178,10 +178,13 @@ def redact_value(value: Any) -> Any:
     return value
 
 
-# A plain-string field or mapping key is a secret when its name ends like one:
-# "openai_api_key", "api-key", "Authorization", "password"; not "max_tokens".
+# A plain-string field or mapping key is a secret when its name says so: "openai_api_key",
+# "x-api-key", "Ocp-Apim-Subscription-Key", "client_secret", "auth_token", "Authorization",
+# "password"; not "prompt_cache_key", "max_tokens" or "tiktoken_model_name".
 _SECRET_NAME = re.compile(
-    r"(?i)(?:^|[_-])(?:api_?key|apikey|key|secret|password|passwd|token|authorization)$"
+    r"(?i)^(?:key|token|secret|password|passwd|authorization|apikey)$"
+    r"|(?:^|[_-])(?:api|secret|access|private|auth|subscription|client)[_-]?key$"
+    r"|(?:^|[_-])(?:secret|password|passwd|(?:access|auth|api|bearer|refresh|session)[_-]?token)$"
 )
 
 

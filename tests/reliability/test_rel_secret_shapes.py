@@ -277,3 +277,14 @@ def test_redact_logging_covers_the_handlers_configured_so_far() -> None:
     text = "\n".join(stream_records)
     assert "connecting with ***" in text and "ValueError: ***" in text
     assert secret not in text and secret.removeprefix("sk-proj-") not in text
+
+
+def test_only_fields_named_like_secrets_are_taken_for_secrets() -> None:
+    class Crm(Vault):
+        auth_token: str
+        cache_key: str
+
+    token, cache = _hex(), "crm-cache-" + _hex()
+    crm = Crm(api_key=SecretStr("x" * 8), auth_token=token, cache_key=cache)
+    create_agent(FunctionChatModel(lambda m, t: "x"), [crm])
+    assert redact(f"{token} {cache}") == f"{REDACTED} {cache}"
