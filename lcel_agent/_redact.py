@@ -83,7 +83,7 @@ _lock = threading.Lock()
 _registered: dict[str, None] = {}  # an ordered set of every form of every registered secret
 _version = 0
 # (registry version, watched environment values, every form of every secret, longest first)
-_known: tuple[int, tuple[str | None, ...], tuple[str, ...]] = (-1, (), ())
+_known: tuple[int, tuple[Any, ...], tuple[str, ...]] = (-1, (), ())
 
 
 def _forms(value: str) -> set[str]:
@@ -124,15 +124,32 @@ def register_secrets(values: Iterable[str | None]) -> None:
             _version += 1
 
 
+# os.environ's own store, read without decoding every value on every call (a sixth of a
+# microsecond a variable instead of one and a half): a watched variable that changes is
+# still seen on the very next call. Any other mapping falls back to the public API.
+_ENV_STORE: Any = getattr(os.environ, "_data", None)
+_encode = getattr(os.environ, "encodekey", None)
+_ENV_KEYS: tuple[Any, ...] = (
+    tuple(_encode(name) for name in SECRET_ENV_VARS) if _ENV_STORE is not None and _encode else ()
+)
+
+
+def _env_snapshot() -> tuple[Any, ...]:
+    if _ENV_KEYS:
+        return tuple(map(_ENV_STORE.get, _ENV_KEYS))
+    return tuple(map(os.environ.get, SECRET_ENV_VARS))
+
+
 def _secret_forms() -> tuple[str, ...]:
     global _known
-    env = tuple(os.environ.get(name) for name in SECRET_ENV_VARS)
+    env = _env_snapshot()
     version, seen_env, forms = _known
     if version == _version and seen_env == env:
         return forms
     with _lock:
         values = set(_registered)
-        for value in env:
+        for name in SECRET_ENV_VARS:
+            value = os.environ.get(name)
             if value and len(value.strip()) >= MIN_SECRET_LEN:
                 values |= _forms(value)
         # Longest first, so a secret that contains another is removed whole.
