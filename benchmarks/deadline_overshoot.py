@@ -19,6 +19,7 @@ import statistics
 import time
 from typing import Any
 
+import openai
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
@@ -48,8 +49,14 @@ def _once(
     mode: str, script: list[Any], budget: float, options: dict[str, Any]
 ) -> tuple[float, str]:
     with SimulatedOpenAIServer(script, require_key=KEY, hang_seconds=budget + 30) as srv:
+        # Clients of its own, closed below (langchain-openai 1.x shares a cached one otherwise).
         llm = ChatOpenAI(
-            base_url=srv.base_url, api_key=SecretStr(KEY), model="gpt-4o-mini", max_retries=0
+            base_url=srv.base_url,
+            api_key=SecretStr(KEY),
+            model="gpt-4o-mini",
+            max_retries=0,
+            http_client=openai.DefaultHttpxClient(),
+            http_async_client=openai.DefaultAsyncHttpxClient(),
         )
         agent = create_agent(
             llm,

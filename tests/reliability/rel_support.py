@@ -6,12 +6,34 @@ import asyncio
 import json
 from typing import Any
 
+import openai
 from langchain_core.tools import BaseTool, tool
+from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
 
 
 def act(action: str, value: Any) -> str:
     """A JSON-protocol reply: ``act("probe", "北京")``."""
     return json.dumps({"action": action, "action_input": value}, ensure_ascii=False)
+
+
+def chat_model(base_url: str | None, key: str | None, **options: Any) -> ChatOpenAI:
+    """A ``ChatOpenAI`` (no client retries) with HTTP clients of its own, safe to close.
+
+    langchain-openai 1.x shares one cached HTTP client per base URL and timeout: once
+    closed, it would be handed to a later test whose server got the same port again.
+    ``key=None`` leaves the key to ``OPENAI_API_KEY``.
+    """
+    if key is not None:
+        options["api_key"] = SecretStr(key)
+    return ChatOpenAI(
+        base_url=base_url,
+        model="gpt-4o-mini",
+        max_retries=0,
+        http_client=openai.DefaultHttpxClient(),
+        http_async_client=openai.DefaultAsyncHttpxClient(),
+        **options,
+    )
 
 
 def run_over_http(

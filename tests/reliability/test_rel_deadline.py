@@ -14,9 +14,7 @@ from typing import Any
 
 import pytest
 from langchain_core.tools import tool
-from langchain_openai import ChatOpenAI
-from pydantic import SecretStr
-from rel_support import act, run_over_http
+from rel_support import act, chat_model, run_over_http
 
 from lcel_agent import ErrorClass, StopReason, create_agent
 from lcel_agent.cli import EXIT_CODES, main
@@ -37,9 +35,7 @@ def probe(city: str) -> str:
 
 def _run(mode: str, script: list[Any], *, hang: float = 10.0, **options: Any) -> Any:
     with SimulatedOpenAIServer(script, require_key=KEY, hang_seconds=hang) as srv:
-        llm = ChatOpenAI(
-            base_url=srv.base_url, api_key=SecretStr(KEY), model="gpt-4o-mini", max_retries=0
-        )
+        llm = chat_model(srv.base_url, KEY)
         agent = create_agent(llm, [probe], **options)
         started = time.monotonic()
         result = run_over_http(mode, agent, llm)

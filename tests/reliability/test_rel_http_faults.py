@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import pytest
 from langchain_core.tools import tool
-from langchain_openai import ChatOpenAI
-from pydantic import SecretStr
-from rel_support import act, run_over_http
+from rel_support import act, chat_model, run_over_http
 
 from lcel_agent import AgentResult, ErrorClass, StopReason, create_agent
 from lcel_agent.testing.faults import Fault, FaultSpec
@@ -57,13 +55,7 @@ def probe(city: str) -> str:
 def test_api_fault_over_http(fault: str, mode: str, streaming: bool) -> None:
     script = [act("probe", "北京"), FAULTS[fault], ANSWER]
     with SimulatedOpenAIServer(script, require_key=KEY) as srv:
-        llm = ChatOpenAI(
-            base_url=srv.base_url,
-            api_key=SecretStr(KEY),
-            model="gpt-4o-mini",
-            max_retries=0,
-            streaming=streaming,
-        )
+        llm = chat_model(srv.base_url, KEY, streaming=streaming)
         agent = create_agent(llm, [probe], llm_timeout=1.5, llm_backoff=(0.0, 0.0))
         result = run_over_http(mode, agent, llm)
         statuses = [r.status for r in srv.chat_requests]

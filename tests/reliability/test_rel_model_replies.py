@@ -15,9 +15,7 @@ from typing import Any
 
 import pytest
 from langchain_core.tools import tool
-from langchain_openai import ChatOpenAI
-from pydantic import SecretStr
-from rel_support import Probe, act, run_over_http
+from rel_support import Probe, act, chat_model, run_over_http
 
 from lcel_agent import ConfigurationError, ErrorClass, SlidingWindowMemory, StopReason, create_agent
 from lcel_agent.testing.faults import Fault
@@ -33,9 +31,7 @@ COUNT = default_exact_counter()
 
 
 def _run(mode: str, srv: SimulatedOpenAIServer, probe: Probe, **options: Any) -> Any:
-    llm = ChatOpenAI(
-        base_url=srv.base_url, api_key=SecretStr(KEY), model="gpt-4o-mini", max_retries=0
-    )
+    llm = chat_model(srv.base_url, KEY)
     return run_over_http(mode, create_agent(llm, [probe.tool], **options), llm)
 
 
@@ -81,7 +77,7 @@ def test_a_tool_named_final_is_refused_when_the_agent_is_built(name: str) -> Non
     with pytest.raises(
         ConfigurationError, match="may not be named 'final': that name ends the run"
     ):
-        create_agent(ChatOpenAI(api_key=SecretStr(KEY), model="gpt-4o-mini"), [lookup])
+        create_agent(chat_model(None, KEY), [lookup])
 
 
 # --- context overflow ---------------------------------------------------------------------------

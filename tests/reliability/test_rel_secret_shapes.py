@@ -30,7 +30,7 @@ import pytest
 from langchain_core.tools import BaseTool
 from langchain_openai import ChatOpenAI
 from pydantic import Field, SecretStr
-from rel_support import run_over_http
+from rel_support import chat_model, run_over_http
 
 import lcel_agent
 from lcel_agent import StopReason, create_agent
@@ -144,9 +144,7 @@ def test_no_key_of_any_shape_survives_a_run(
     keys = [model_key, tool_key, user_secret]
     vault = Vault(api_key=SecretStr(tool_key), user_secret=user_secret)
     with SimulatedOpenAIServer(_policy(model_key), require_key=model_key) as srv:
-        llm = ChatOpenAI(
-            base_url=srv.base_url, api_key=SecretStr(model_key), model="gpt-4o-mini", max_retries=0
-        )
+        llm = chat_model(srv.base_url, model_key)
         agent = create_agent(llm, [vault], protocol="tool_calling", secrets=[user_secret])
         result = run_over_http(mode, agent, llm)
         sent = [json.dumps(r.body, ensure_ascii=False) for r in srv.chat_requests]
@@ -174,9 +172,7 @@ def test_a_401_that_echoes_the_model_key_does_not_leak_it(
         require_key=SHAPES[shape](),
         auth_message="Incorrect API key provided: {key_body}. You can find your key at ...",
     ) as srv:
-        llm = ChatOpenAI(
-            base_url=srv.base_url, api_key=SecretStr(model_key), model="gpt-4o-mini", max_retries=0
-        )
+        llm = chat_model(srv.base_url, model_key)
         result = run_over_http(mode, create_agent(llm, [Vault(api_key=SecretStr("x" * 8))]), llm)
     assert result.stop_reason is StopReason.LLM_ERROR
     assert "Incorrect API key provided: ***" in result.error.message  # echoed, then masked
@@ -190,9 +186,7 @@ def test_a_key_with_a_trailing_newline_stays_out_of_the_http_logs(
 ) -> None:
     model_key = _with_newline()
     with SimulatedOpenAIServer(["never"]) as srv:
-        llm = ChatOpenAI(
-            base_url=srv.base_url, api_key=SecretStr(model_key), model="gpt-4o-mini", max_retries=0
-        )
+        llm = chat_model(srv.base_url, model_key)
         agent = create_agent(llm, [Vault(api_key=SecretStr("x" * 8))], llm_backoff=(0.0, 0.0))
         result = run_over_http(mode, agent, llm)
     # The client refuses to send such a header and says so, quoting it, at DEBUG.

@@ -19,8 +19,7 @@ from uuid import UUID
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_openai import ChatOpenAI
-from rel_support import act, run_over_http
+from rel_support import act, chat_model, run_over_http
 
 from lcel_agent import AgentResult, StopReason, create_agent
 from lcel_agent.testing.server import SimulatedOpenAIServer
@@ -118,7 +117,7 @@ def test_keys_never_leak_through_tool_failures(
     for name in ("urllib3", "openai", "httpx", "httpcore", "lcel_agent"):
         caplog.set_level(logging.DEBUG, logger=name)
     with SimulatedOpenAIServer(_script(), require_key=OPENAI_KEY) as srv:
-        llm = ChatOpenAI(base_url=srv.base_url, model="gpt-4o-mini", timeout=5, max_retries=0)
+        llm = chat_model(srv.base_url, None, timeout=5)
         agent = create_agent(llm, [get_weather], max_errors=5, llm_backoff=(0.0, 0.0))
         recorder = Recorder()
         _queue_amap_faults(keys)
@@ -144,7 +143,7 @@ def test_a_refused_model_key_does_not_leak(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     with SimulatedOpenAIServer(_script(), require_key="sk-some-other-key-000000") as srv:
-        llm = ChatOpenAI(base_url=srv.base_url, model="gpt-4o-mini", timeout=5, max_retries=0)
+        llm = chat_model(srv.base_url, None, timeout=5)
         recorder = Recorder()
         result = run_over_http(
             mode, create_agent(llm, [get_weather]), llm, "查询天气", {"callbacks": [recorder]}

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
-from pydantic import SecretStr
+from rel_support import chat_model
 
 from lcel_agent import SessionBusyError, SessionStore, StopReason, create_agent
 from lcel_agent.testing.faults import Latency
@@ -51,9 +51,7 @@ def _agent(store: SessionStore | None) -> Iterator[tuple[Any, ChatOpenAI]]:
     with SimulatedOpenAIServer(
         _count_questions, require_key=KEY, latency=Latency(fixed=0.4)
     ) as srv:
-        llm = ChatOpenAI(
-            base_url=srv.base_url, api_key=SecretStr(KEY), model="gpt-4o-mini", max_retries=0
-        )
+        llm = chat_model(srv.base_url, KEY)
         yield create_agent(llm, [probe], sessions=store), llm
 
 

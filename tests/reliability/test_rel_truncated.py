@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 from langchain_openai import ChatOpenAI
-from pydantic import SecretStr
-from rel_support import Probe, act, run_over_http
+from rel_support import Probe, act, chat_model, run_over_http
 
 from lcel_agent import ErrorClass, StopReason, create_agent
 from lcel_agent.stages.llm_reply import cut_off, reports_finish, token_limit
@@ -30,14 +29,7 @@ MODES = ["sync", "async"]
 
 
 def _llm(srv: SimulatedOpenAIServer, **options: Any) -> ChatOpenAI:
-    return ChatOpenAI(
-        base_url=srv.base_url,
-        api_key=SecretStr(KEY),
-        model="gpt-4o-mini",
-        max_retries=0,
-        timeout=5,
-        **options,
-    )
+    return chat_model(srv.base_url, KEY, timeout=5, **options)
 
 
 def _run(mode: str, script: list[Any], *, llm_options: Any = None, **agent_options: Any) -> Any:
@@ -195,7 +187,7 @@ def test_cut_off_reads_every_providers_finish_reason(meta: Any, expects: bool, c
 
 
 def test_which_models_report_a_finish_reason_and_their_output_limit() -> None:
-    openai_model = ChatOpenAI(api_key=SecretStr(KEY), model="gpt-4o-mini", max_tokens=100)
+    openai_model = chat_model(None, KEY, max_tokens=100)
     fake = FunctionChatModel(lambda m, t: "x")
     assert reports_finish(openai_model)
     assert reports_finish(openai_model.bind_tools([Probe().tool]).with_retry())
