@@ -58,16 +58,33 @@ def machine() -> dict[str, Any]:
     }
 
 
-def memory_scaling(quick: bool) -> str:
-    """benchmarks/memory_scaling.py's tables (its own stdout), if the script exists."""
+def memory_scaling(quick: bool, data: Path | None = None) -> str:
+    """benchmarks/memory_scaling.py's tables (its own stdout), if the script exists;
+    its table 1 as JSON into ``data`` too, when given (for the plots)."""
     script = ROOT / "benchmarks" / "memory_scaling.py"
     if not script.exists():
         return "(benchmarks/memory_scaling.py is not present)"
     args = [sys.executable, str(script)] + (["--quick"] if quick else [])
+    args += ["--json", str(data)] if data is not None else []
     done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, check=False)
     if done.returncode:
         return f"(memory_scaling.py failed with exit code {done.returncode}: {done.stderr[-500:]})"
     return done.stdout.strip()
+
+
+def plots(report: dict[str, Any], out: Path) -> None:
+    """SVG plots of this run next to its JSON (benchmarks/_plots.py; needs matplotlib)."""
+    try:
+        import matplotlib  # noqa: F401  (the "bench" extra)
+    except ImportError:
+        print("No plots: matplotlib is not installed (pip install -e '.[bench]')")
+        return
+    from benchmarks import _plots
+
+    written, notes = _plots.write_plots(report, out)
+    print(f"Plots: {', '.join(p.name for p in written) or 'none'} in {out}")
+    for note in notes:
+        print(f"  skipped: {note}")
 
 
 def section(title: str, body: str, took: float) -> str:
@@ -136,7 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     section("3. Concurrency", _concurrency.markdown(batch_rows, tool_rows), time.perf_counter() - t)
 
     t = time.perf_counter()
-    report["memory_scaling"] = memory_scaling(args.quick)
+    data = args.out.parent / "memory_scaling.json"
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    report["memory_scaling"] = memory_scaling(args.quick, data)
+    if data.exists():
+        report["memory_scaling_data"] = json.loads(data.read_text(encoding="utf-8"))
     section(
         "4. Memory scaling (benchmarks/memory_scaling.py)",
         report["memory_scaling"],
@@ -147,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1, default=str))
     print(f"Total {report['total_s']:.0f} s; JSON written to {args.out}")
+    plots(report, args.out.parent / "plots")
     return 0
 
 

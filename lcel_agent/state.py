@@ -253,6 +253,16 @@ class AgentResult:
         safe: dict[str, Any] = json.loads(json.dumps(data, ensure_ascii=False, default=str))
         return safe
 
+    def to_html(self) -> str:
+        """The run as one self-contained HTML page: timeline, replies, tool calls, window.
+
+        ``Path("run.html").write_text(result.to_html())``; it opens from disk and
+        loads nothing (see :mod:`lcel_agent.report`).
+        """
+        from .report import render_run  # the report (and Jinja2) only when asked for
+
+        return render_run(self.to_dict())
+
 
 @dataclass(frozen=True, slots=True)
 class AgentState:

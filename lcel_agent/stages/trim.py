@@ -8,6 +8,7 @@ calls a compactor makes (a written summary) are added to the run's usage, so
 same rules::
 
     TrimMemory(max_tokens=800).invoke(messages)    # -> the messages that fit
+    TrimMemory().invoke([("system", "..."), ("human", "...")])   # LangChain's shorthand works too
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_core.runnables import RunnableConfig
 
 from ..memory import SlidingWindowMemory, trim_messages
@@ -86,6 +87,13 @@ class TrimMemory(Stage):
         return _applied(state, memory)
 
     def run_standalone(self, value: Any, config: RunnableConfig) -> list[BaseMessage]:
-        if not isinstance(value, Sequence) or not all(isinstance(m, BaseMessage) for m in value):
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise TypeError("trim_memory takes an AgentState or a list of messages")
-        return trim_messages(list(value), self.max_tokens, self.counter)
+        try:
+            # Messages, or what LangChain accepts for them: ("human", "q") tuples, dicts, strings.
+            messages = convert_to_messages(value)
+        except (ValueError, TypeError, NotImplementedError) as exc:
+            raise TypeError(
+                f"trim_memory takes an AgentState or a list of messages: {str(exc).splitlines()[0]}"
+            ) from None
+        return trim_messages(messages, self.max_tokens, self.counter)
