@@ -194,6 +194,31 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def verdict(rows: list[dict[str, Any]]) -> str:
+    """lcel_agent's defaults against the peers: success, and prompt tokens as a share."""
+    ran = [r for r in rows if "unavailable" not in r]
+    ours = next((r for r in ran if r["framework"].startswith("lcel_agent (defaults")), None)
+    peers = [r for r in ran if not r["framework"].startswith("lcel_agent")]
+    if ours is None or not peers:
+        return "(no comparison: a framework did not run)"
+    good = [r for r in peers if r["success"] >= 0.95]
+    best = min(good, key=lambda r: r["prompt_tokens"]) if good else None
+    executor = next((r for r in peers if "AgentExecutor" in r["framework"]), None)
+    parts = [
+        f"**lcel_agent (defaults)**: {ours['success']:.0%} success, {ours['prompt_tokens']:,.0f} prompt tokens a run"
+    ]
+    if best is not None:
+        share = ours["prompt_tokens"] / best["prompt_tokens"]
+        parts.append(
+            f"{share:.0%} of the best peer with ≥ 95 % success ({best['framework']}, {best['prompt_tokens']:,.0f})"
+        )
+    if executor is not None:
+        share = ours["prompt_tokens"] / executor["prompt_tokens"]
+        parts.append(f"{share:.0%} of AgentExecutor's ({executor['success']:.0%} success)")
+    parts.append(f"largest prompt of any call {ours['max_prompt_tokens']:,} tokens")
+    return "; ".join(parts) + "."
+
+
 __all__ = [
     "ARTICLE_TASK",
     "LONG_TASK",
@@ -204,4 +229,5 @@ __all__ = [
     "markdown",
     "succeeded",
     "task_table",
+    "verdict",
 ]
