@@ -32,7 +32,7 @@ NOISY = NoiseProfile(fenced_json=0.15, prose_json=0.10, dict_input=0.05, misspel
 
 
 @pytest.fixture
-def services() -> Iterator[None]:
+def services(closes_async_clients: None) -> Iterator[None]:
     with FakeAmapServer() as amap, FakeBaiduServer() as baidu, use_services(amap, baidu):
         yield
 
