@@ -55,7 +55,8 @@ _EPILOG_PARTS = (
 exit status:
   0    final       the model answered
   3    max_loops   --max-loops model calls without an answer
-  4    max_errors  --max-errors failed loops in a row (or a policy said stop)
+  4    max_errors  the same failure --max-errors times in a row, or twice that many
+                   loops without progress (or a policy said stop)
   5    drift       the model kept repeating itself after one nudge
   6    llm_error   the model API failed for good (bad key, retries exhausted, ...)
   7    budget      the token or time budget was spent
@@ -139,7 +140,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-loops", type=_positive_int, default=10, metavar="N",
                         help="most model calls per run (default 10)")  # fmt: skip
     parser.add_argument("--max-errors", type=_positive_int, default=2, metavar="N",
-                        help="failed loops in a row that stop the run (default 2)")  # fmt: skip
+                        help="the same failure this many times in a row stops the run, "
+                             "and twice this many loops without progress (default 2)")  # fmt: skip
     parser.add_argument("--json", action="store_true",
                         help="print the result as JSON only (no live trace), for scripts")  # fmt: skip
     parser.add_argument("--report", type=Path, default=None, metavar="PATH",
