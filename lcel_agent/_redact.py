@@ -37,8 +37,6 @@ import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, SecretBytes, SecretStr
-
 __all__ = [
     "MIN_SECRET_LEN",
     "REDACTED",
@@ -212,6 +210,9 @@ def secrets_in(*objects: Any, max_depth: int = 8) -> list[str]:
     ``openai_api_key``), at any depth through bindings, fallbacks and sequences, and
     plain strings under secret-sounding names (fields, ``default_headers`` entries).
     """
+    # Imported here: this module is on the command line's fast path, which must not pay for pydantic.
+    from pydantic import BaseModel, SecretBytes, SecretStr
+
     found: list[str] = []
     seen: set[int] = set()
 

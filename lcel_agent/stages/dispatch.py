@@ -44,7 +44,7 @@ from .._timeout import (
     call_async_with_timeout,
     call_with_timeout,
 )
-from ..drift import TIMED_OUT, detect_drift
+from ..drift import REFUSED, TIMED_OUT, detect_drift
 from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
@@ -74,6 +74,8 @@ def _excerpt(obs: Observation) -> str:
     """What drift detection remembers of a dispatched call."""
     if obs.ok:
         return obs.output[:_EXCERPT]
+    if obs.attempts == 0:
+        return REFUSED
     return TIMED_OUT if obs.error_class is ErrorClass.TOOL_TIMEOUT else ""
 
 

@@ -18,9 +18,10 @@ dispatched or taken as the answer; the model is told to answer shorter, and
 where the model's ``max_tokens`` can be bound the next call asks for twice as
 many tokens. Replies are redacted here, once, before any other stage sees them.
 
-A prompt too long for the model is sent once more, strictly smaller (the window
-trimmed to half the prompt's size); when nothing can be trimmed the run stops
-with ``llm_error`` saying why. This stage is the only place the loop talks to
+A prompt too long for the model is sent once more, strictly smaller (whole turns
+dropped to half the prompt's size, or, when only pinned messages are left, the
+longest of them but the system prompt cut in the middle); when nothing can be
+made smaller the run stops with ``llm_error`` saying why. This stage is the only place the loop talks to
 the model, and its retries are the only ones: :func:`without_client_retries`
 turns off the openai client's own retries so the two do not multiply.
 """
@@ -32,7 +33,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from tenacity import (
     AsyncRetrying,
@@ -46,7 +47,7 @@ from tenacity import (
 from .._redact import redact
 from .._timeout import acall_with_timeout, call_with_timeout
 from ..errors import ErrorClass, error_reason
-from ..memory import trim_messages
+from ..memory import shrink_text, trim_messages
 from ..state import AgentState, RunError, StopReason, Usage
 from ..texts import TRUNCATED_REPROMPT
 from ..tokens import count_message, estimate_tokens
@@ -201,12 +202,39 @@ class CallLLM(Stage):
 
     @staticmethod
     def _smaller(state: AgentState, prompt: list[BaseMessage]) -> list[BaseMessage] | None:
-        """The prompt trimmed to half its size, or None when trimming removes nothing."""
+        """The prompt at about half its size, or None when it cannot be made smaller.
+
+        Whole turns go first (the window's own rules); when only pinned messages are
+        left (the system prompt, and the question with the digest of what was done),
+        the longest of them but the system prompt is cut in the middle instead.
+        """
         counter = state.memory.counter
-        size = sum(count_message(m, counter) for m in prompt)
+
+        def cost(messages: list[BaseMessage]) -> int:
+            return sum(count_message(m, counter) for m in messages)
+
+        size = cost(prompt)
         target = max(1, min(size, state.memory.max_tokens) // 2)
-        smaller = trim_messages(prompt, target, counter)
-        return smaller if sum(count_message(m, counter) for m in smaller) < size else None
+        if any(isinstance(m, AIMessage) for m in prompt):
+            trimmed = trim_messages(prompt, target, counter)
+            if cost(trimmed) < size:
+                return trimmed
+        cuttable = [
+            i
+            for i, m in enumerate(prompt)
+            if not isinstance(m, SystemMessage) and isinstance(m.content, str) and m.content
+        ]
+        if not cuttable:
+            return None
+        index = max(cuttable, key=lambda i: count_message(prompt[i], counter))
+        text = str(prompt[index].content)
+        cut = shrink_text(text, max(1, counter(text) - (size - target)), counter)
+        smaller = [
+            *prompt[:index],
+            prompt[index].model_copy(update={"content": cut}),
+            *prompt[index + 1 :],
+        ]
+        return smaller if cost(smaller) < size else None
 
     def _next_plan(
         self, state: AgentState, plan: _Plan, exc: BaseException
@@ -215,12 +243,12 @@ class CallLLM(Stage):
         info = classify_model_error(exc)
         if info.context_overflow:
             if plan.shrunk:
-                return None, "still too long after trimming the window to half the prompt"
+                return None, "still too long at half the size; use a model with a larger context"
             smaller = self._smaller(state, plan.prompt)
             if smaller is None:
                 return None, (
-                    "the prompt cannot be made smaller: the window holds only what it pins "
-                    "(the system prompt and the task); shorten them or use a larger model"
+                    "the prompt cannot be made smaller: nothing in it but the system prompt "
+                    "can be dropped or cut; shorten it, or use a model with a larger context"
                 )
             return dataclasses.replace(plan, prompt=smaller, shrunk=True), ""
         if plan.enlarged is not None and info.status_code in (400, 422):

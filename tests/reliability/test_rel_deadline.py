@@ -21,6 +21,10 @@ from lcel_agent.cli import EXIT_CODES, main
 from lcel_agent.testing.faults import Fault, FaultSpec
 from lcel_agent.testing.server import SimulatedOpenAIServer
 
+# Async attempts cancelled mid-request leave their sockets to the garbage collector on
+# the pinned stack: collect them here, not in whichever test runs next.
+pytestmark = pytest.mark.usefixtures("closes_async_clients")
+
 KEY = "sk-test-deadline-0000"
 MODES = ["sync", "async"]
 #: How far past its budget a run may end: the issue's bound, far above what it takes.

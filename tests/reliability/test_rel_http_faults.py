@@ -20,6 +20,10 @@ from lcel_agent import AgentResult, ErrorClass, StopReason, create_agent
 from lcel_agent.testing.faults import Fault, FaultSpec
 from lcel_agent.testing.server import SimulatedOpenAIServer
 
+# Async attempts cancelled mid-request leave their sockets to the garbage collector on
+# the pinned stack: collect them here, not in whichever test runs next.
+pytestmark = pytest.mark.usefixtures("closes_async_clients")
+
 KEY = "sk-test-http-faults-000"
 ANSWER = act("final", "北京晴")
 

@@ -109,6 +109,28 @@ def test_after_a_context_overflow_the_retry_is_strictly_smaller(mode: str) -> No
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_with_nothing_to_drop_the_longest_message_is_cut(mode: str) -> None:
+    # Only pinned messages: the system prompt, and a long question (with, later, the digest
+    # of what was done). The question is cut in the middle; the system prompt never is.
+    task = "查询北京天气。背景资料：" + "北京今日多云转晴，风力三级，空气质量良好。" * 30
+    with SimulatedOpenAIServer([act("final", "北京晴")], require_key=KEY) as free:
+        llm = chat_model(free.base_url, KEY)
+        run_over_http(mode, create_agent(llm, [Probe().tool]), llm, task)
+        (size,) = _sizes(free)
+    with SimulatedOpenAIServer(
+        [act("final", "北京晴")], require_key=KEY, context_limit=size - 1
+    ) as srv:
+        llm = chat_model(srv.base_url, KEY)
+        result = run_over_http(mode, create_agent(llm, [Probe().tool]), llm, task)
+        first, second = srv.chat_requests
+    assert result.stop_reason is StopReason.FINAL and result.loops == 1
+    assert (first.status, second.status) == (400, 200)
+    assert _sizes(srv)[1] < size
+    assert first.messages[0] == second.messages[0]  # the system prompt, whole
+    assert "…[truncated" in second.messages[1]["content"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_prompt_that_cannot_shrink_stops_at_once_saying_why(mode: str) -> None:
     with SimulatedOpenAIServer(_script(), require_key=KEY, context_limit=10) as srv:
         result = _run(mode, srv, Probe(PADDING))

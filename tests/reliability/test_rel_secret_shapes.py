@@ -118,12 +118,14 @@ def _policy(model_key: str) -> Callable[[list[dict[str, Any]], Any], Any]:
     """Calls the vault with the model's own key, then answers with every secret it saw."""
 
     def policy(messages: list[dict[str, Any]], tools: Any) -> Any:
-        results = [m for m in messages if m["role"] == "tool"]
-        if not results:
+        # The vault's result is in the conversation: as a tool message, or in the digest of
+        # what was done that the window keeps once the turn itself has left.
+        seen = [str(m.get("content")) for m in messages if "record for" in str(m.get("content"))]
+        if not seen:
             return {"name": "vault", "arguments": {"query": f"look up {model_key.strip()}"}}
         # The model repeats its key (also without its prefix) and whatever the tool said.
         body = model_key.strip().removeprefix("sk-proj-")
-        return Reply(content=f"done with {model_key.strip()} ({body}): {results[-1]['content']}")
+        return Reply(content=f"done with {model_key.strip()} ({body}): {seen[-1]}")
 
     return policy
 
