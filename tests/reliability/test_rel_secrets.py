@@ -23,7 +23,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_openai import ChatOpenAI
 from rel_support import act
 
-from lcel_agent import AgentResult, ErrorClass, Policy, StopReason, create_agent
+from lcel_agent import AgentResult, StopReason, create_agent
 from lcel_agent.testing.server import SimulatedOpenAIServer
 from lcel_agent.testing.services import FakeAmapServer, use_services
 from lcel_agent.tools import get_weather
@@ -139,11 +139,7 @@ def test_keys_never_leak_through_tool_failures(
         caplog.set_level(logging.DEBUG, logger=name)
     with SimulatedOpenAIServer(_script(), require_key=OPENAI_KEY) as srv:
         llm = ChatOpenAI(base_url=srv.base_url, model="gpt-4o-mini", timeout=5, max_retries=0)
-        # The dispatcher's own retry off, so every fault reaches the model as an observation.
-        reprompt = {ErrorClass.TOOL_FAILURE: Policy.REPROMPT}
-        agent = create_agent(
-            llm, [get_weather], max_errors=5, llm_backoff=(0.0, 0.0), policies=reprompt
-        )
+        agent = create_agent(llm, [get_weather], max_errors=5, llm_backoff=(0.0, 0.0))
         recorder = Recorder()
         _queue_amap_faults(keys)
         result = _run(mode, agent, llm, recorder)
