@@ -1,8 +1,9 @@
 """The circuit breaker: stop a model that is stuck, not one that is unlucky.
 
-A run makes *progress* when a tool call returns a result the run has not seen
-before (or the model answers). Between two progresses the breaker watches the
-failures, and stops the run when either
+A run makes *progress* when a tool call succeeds that had not succeeded before
+in the run (or the model answers): a new call, not a new result, so a call whose
+result changes every time (a clock, a poll) cannot keep a run alive. Between two
+progresses the breaker watches the failures, and stops the run when either
 
 1. the **same failure** happens ``max_errors`` times in a row: the model is
    ignoring what it was told (the same garbled reply, the same unknown tool,
@@ -16,7 +17,8 @@ failures, and stops the run when either
    on ``max_errors``: the nudge says exactly what not to do.
 
 So a model that never progresses is stopped within ``2 * max_errors`` model
-calls, one repeating a single failure from the start within ``max_errors``, and
+calls, one repeating a single failure from the start within ``max_errors``, a
+run's progress is bounded by the number of different calls it can make, and
 a model that keeps progressing between slips is never stopped by chance pairs
 of unrelated slips. Everything here is pure; ``classify_error`` applies it.
 
@@ -52,7 +54,7 @@ class BreakerState:
     progressed: bool = False
     """True once the run has made progress."""
     known: frozenset[str] = frozenset()
-    """Results seen so far (a call's signature and the head of its result)."""
+    """Calls that have succeeded so far (their signatures)."""
 
 
 def advance(
@@ -69,7 +71,7 @@ def advance(
         state: the breaker before the loop.
         failure: the loop's failure fingerprint (equal strings mean the same
             failure), or None when the loop did not fail.
-        results: keys of the results the loop's successful calls returned.
+        results: the signatures of the loop's successful calls.
         max_errors: the agent's ``max_errors``.
         drift: the loop's failure was drift.
     """

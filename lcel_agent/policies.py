@@ -20,9 +20,9 @@ DEFAULT_POLICIES: Mapping[ErrorClass, Policy] = {
     ErrorClass.TRUNCATED: Policy.REPROMPT,  # with a larger max_tokens where it can be bound
     ErrorClass.UNKNOWN_TOOL: Policy.REPROMPT,
     ErrorClass.BAD_ARGUMENTS: Policy.REPROMPT,
-    # An idempotent tool gets one retry without asking the model (a failure is often
-    # transient, and a tool call is far cheaper than a model call); then the model is told.
-    ErrorClass.TOOL_FAILURE: Policy.RETRY,
+    ErrorClass.TOOL_FAILURE: Policy.REPROMPT,
+    # Timeouts and transient failures (TransientError) of idempotent tools are retried once
+    # without asking the model: a tool call is far cheaper than a model call.
     ErrorClass.TOOL_TIMEOUT: Policy.RETRY,
     ErrorClass.TOOL_LIMIT: Policy.REPROMPT,
     ErrorClass.DRIFT: Policy.REPROMPT,  # one nudge, then a drift stop

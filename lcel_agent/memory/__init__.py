@@ -5,7 +5,9 @@
 * compaction (:mod:`.compaction`, :mod:`.summary`): what turns leave behind when
   they leave the window, by default a digest of the facts they established;
 * token counters (:mod:`.counters`, public as :mod:`lcel_agent.tokens`);
-* :mod:`.shrink`: shortening a text while keeping it readable.
+* :mod:`.shrink`: shortening a text while keeping it readable;
+* :mod:`.persist` (the window as JSON, for sessions) and :mod:`.trim` (the rules
+  on a plain message list).
 
 ::
 
@@ -19,7 +21,8 @@
 from .compaction import HEADER, Compactor, Digest, DigestCompactor, Fact, Turn
 from .shrink import head_text, shrink_text, truncate_text
 from .summary import SummaryCompactor
-from .window import DEFAULT_COMPACTOR, SlidingWindowMemory, trim_memory_runnable, trim_messages
+from .trim import trim_memory_runnable, trim_messages
+from .window import DEFAULT_COMPACTOR, SlidingWindowMemory
 
 __all__ = [
     "DEFAULT_COMPACTOR",

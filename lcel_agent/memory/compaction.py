@@ -22,9 +22,9 @@ model-written alternative. Write your own by implementing :class:`Compactor`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.messages import AIMessage, BaseMessage
 
@@ -56,6 +56,7 @@ class Fact:
 
     @property
     def identity(self) -> str:
+        """What makes two facts the same fact: ``key``, else ``call``."""
         return self.key or self.call
 
 
@@ -94,7 +95,7 @@ class Digest:
         """What the window appends to the question: header and text, or "" when empty."""
         return f"{self.header}\n{self.text}" if self.text else ""
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-safe snapshot (for stored sessions)."""
         return {
             "text": self.text,
@@ -107,20 +108,19 @@ class Digest:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> Digest:
+    def from_dict(cls, data: Mapping[str, Any]) -> Digest:
         """Rebuild a digest from :meth:`to_dict`."""
-        raw = data.get("facts") or []
         facts = tuple(
             Fact(str(c), str(r), bool(ok), str(s), str(k))
-            for c, r, ok, s, k in raw  # type: ignore[attr-defined]
+            for c, r, ok, s, k in data.get("facts") or []
         )
         return cls(
             text=str(data.get("text", "")),
             facts=facts,
-            dropped=int(data.get("dropped", 0)),  # type: ignore[call-overload]
-            calls=int(data.get("calls", 0)),  # type: ignore[call-overload]
-            input_tokens=int(data.get("input_tokens", 0)),  # type: ignore[call-overload]
-            output_tokens=int(data.get("output_tokens", 0)),  # type: ignore[call-overload]
+            dropped=int(data.get("dropped", 0)),
+            calls=int(data.get("calls", 0)),
+            input_tokens=int(data.get("input_tokens", 0)),
+            output_tokens=int(data.get("output_tokens", 0)),
             header=str(data.get("header") or HEADER),
         )
 
@@ -135,8 +135,10 @@ class Compactor(Protocol):
     without new input (no model call).
     """
 
-    keep_turns: int | None
-    """Turns the window keeps word for word; older ones are compacted (None: only for room)."""
+    @property
+    def keep_turns(self) -> int | None:
+        """Turns the window keeps word for word; older ones are compacted (None: only for room)."""
+        ...
 
     def lossless(self, turn: Turn, counter: TokenCounter) -> bool:
         """True when compacting ``turn`` would keep all it says: the window folds it at once."""
@@ -174,40 +176,29 @@ def fallback_facts(turn: Turn) -> tuple[Fact, ...]:
     return tuple(facts)
 
 
+@dataclass(frozen=True, kw_only=True)
 class DigestCompactor:
     """The default compactor: one line per fact, no model call (see the module docstring).
 
-    Args:
-        keep_turns: turns kept word for word (the newest); older ones become lines.
-        line_tokens: the most tokens one line's result may keep.
-        eager: fold a turn at once when its lines say all it said (see :meth:`lossless`);
-            False keeps the newest ``keep_turns`` turns word for word whatever they hold
-            (the model then always sees its last call and result as chat messages).
-        header: the line shown before the digest.
+    Frozen, so one instance can serve every window (``DEFAULT_COMPACTOR`` does).
     """
 
-    def __init__(
-        self,
-        *,
-        keep_turns: int | None = 1,
-        line_tokens: int = 100,
-        eager: bool = True,
-        header: str = HEADER,
-    ) -> None:
-        if keep_turns is not None and keep_turns < 0:
-            raise ValueError(f"keep_turns must be >= 0 or None, got {keep_turns}")
-        if line_tokens < 8:
-            raise ValueError(f"line_tokens must be >= 8, got {line_tokens}")
-        self.keep_turns = keep_turns
-        self.line_tokens = line_tokens
-        self.eager = eager
-        self.header = header
+    keep_turns: int | None = 1
+    """Turns kept word for word (the newest); older ones become lines."""
+    line_tokens: int = 100
+    """The most tokens one line's result may keep."""
+    eager: bool = True
+    """Fold a turn at once when its lines say all it said (see :meth:`lossless`); False
+    keeps the newest ``keep_turns`` turns word for word whatever they hold (the model then
+    always sees its last call and result as chat messages)."""
+    header: str = HEADER
+    """The line shown before the digest."""
 
-    def __repr__(self) -> str:
-        return (
-            f"DigestCompactor(keep_turns={self.keep_turns}, line_tokens={self.line_tokens}, "
-            f"eager={self.eager})"
-        )
+    def __post_init__(self) -> None:
+        if self.keep_turns is not None and self.keep_turns < 0:
+            raise ValueError(f"keep_turns must be >= 0 or None, got {self.keep_turns}")
+        if self.line_tokens < 8:
+            raise ValueError(f"line_tokens must be >= 8, got {self.line_tokens}")
 
     # --- lines -------------------------------------------------------------------------
     def _short(self, fact: Fact, tokens: int, counter: TokenCounter) -> Fact:

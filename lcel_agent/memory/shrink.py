@@ -20,9 +20,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from .counters import TokenCounter
+from langchain_core.messages import BaseMessage
 
-__all__ = ["head_text", "shrink_text", "truncate_text"]
+from lcel_agent._messages import message_text
+
+from .counters import TokenCounter, count_message
+
+__all__ = ["head_text", "shrink_message", "shrink_text", "truncate_text"]
 
 _DECODER = json.JSONDecoder()
 
@@ -105,3 +109,15 @@ def head_text(text: str, target: int, counter: TokenCounter) -> str:
     return _by_items(text, target, counter) or _longest(
         len(text) - 1, lambda keep: _head(text, keep), target, counter
     )
+
+
+def shrink_message(
+    message: BaseMessage, target: int, counter: TokenCounter
+) -> tuple[BaseMessage, int]:
+    """``message`` shortened to cost at most ``target`` tokens (or as little as it can)."""
+    text = message_text(message)
+    framing = count_message(message, counter) - counter(text)
+    smaller = message.model_copy(
+        update={"content": shrink_text(text, max(target - framing, 0), counter)}
+    )
+    return smaller, count_message(smaller, counter)

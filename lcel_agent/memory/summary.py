@@ -29,6 +29,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable
 
 from lcel_agent._messages import message_text
+from lcel_agent._timeout import acall_with_timeout, call_with_timeout
 
 from .compaction import Digest, DigestCompactor, Turn
 from .counters import TokenCounter
@@ -54,6 +55,9 @@ class SummaryCompactor:
         max_tokens: the longest summary kept.
         keep_turns: turns the window keeps word for word (older ones are summarised).
         prompt: the summarising instruction.
+        timeout: seconds one summary call may take; past it the facts are kept as
+            lines instead (the run's ``time_budget`` is checked between loops, so
+            this bounds how far a slow summariser can carry a run past it).
     """
 
     def __init__(
@@ -63,15 +67,19 @@ class SummaryCompactor:
         max_tokens: int = 200,
         keep_turns: int | None = 2,
         prompt: str = SUMMARY_PROMPT,
+        timeout: float | None = 30.0,
     ) -> None:
         if not isinstance(llm, Runnable):
             raise TypeError(f"llm must be a chat model or a Runnable, not {type(llm).__name__}")
         if max_tokens < 16:
             raise ValueError(f"max_tokens must be >= 16, got {max_tokens}")
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be > 0 seconds or None, got {timeout}")
         self.llm = llm
         self.max_tokens = max_tokens
         self.keep_turns = keep_turns
         self.prompt = prompt
+        self.timeout = timeout
         # Lines are how new turns are shown to the summariser, and the fallback on failure.
         self._lines = DigestCompactor(keep_turns=keep_turns, line_tokens=120, header=_HEADER)
 
@@ -118,8 +126,9 @@ class SummaryCompactor:
     ) -> Digest:
         if not turns:
             return digest
+        request = self._request(digest, turns, counter)
         try:
-            reply = self.llm.invoke(self._request(digest, turns, counter))
+            reply = call_with_timeout(lambda: self.llm.invoke(request), self.timeout, "summary")
         except Exception:  # a summary is an optimisation: the run must not die of it
             return self._fallback(digest, turns, budget, counter)
         return self._done(digest, reply, budget, counter)
@@ -129,8 +138,11 @@ class SummaryCompactor:
     ) -> Digest:
         if not turns:
             return digest
+        request = self._request(digest, turns, counter)
         try:
-            reply = await self.llm.ainvoke(self._request(digest, turns, counter))
+            reply = await acall_with_timeout(
+                lambda: self.llm.ainvoke(request), self.timeout, "summary"
+            )
         except Exception:
             return self._fallback(digest, turns, budget, counter)
         return self._done(digest, reply, budget, counter)

@@ -45,55 +45,30 @@ import itertools
 import logging
 from collections import deque
 from collections.abc import Generator, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-    messages_from_dict,
-    messages_to_dict,
-)
-from langchain_core.prompt_values import PromptValue
-from langchain_core.runnables import Runnable, RunnableLambda
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from lcel_agent._messages import message_text
 from lcel_agent.errors import ConfigurationError
 
+from . import persist
 from .compaction import Compactor, Digest, DigestCompactor, Fact, Turn
 from .counters import TokenCounter, count_message, resolve_counter
-from .shrink import shrink_text
+from .shrink import shrink_message
 
-__all__ = [
-    "DEFAULT_COMPACTOR",
-    "SlidingWindowMemory",
-    "trim_memory_runnable",
-    "trim_messages",
-]
+__all__ = ["DEFAULT_COMPACTOR", "SlidingWindowMemory"]
 
 logger = logging.getLogger("lcel_agent.memory")
 
-_FORMAT_VERSION = 2
 #: The default compactor: one digest line per fact, the newest turn kept word for word.
 DEFAULT_COMPACTOR: Compactor = DigestCompactor()
 # The digest is rendered a few tokens differently inside the question than alone.
 _DIGEST_SLACK = 3
 
 
-def _shrink(message: BaseMessage, target: int, counter: TokenCounter) -> tuple[BaseMessage, int]:
-    """``message`` shortened to cost at most ``target`` tokens (or as little as it can)."""
-    text = message_text(message)
-    framing = count_message(message, counter) - counter(text)
-    smaller = message.model_copy(
-        update={"content": shrink_text(text, max(target - framing, 0), counter)}
-    )
-    return smaller, count_message(smaller, counter)
-
-
-class _Turn:
-    """An assistant message and what followed it: they leave together."""
+class _Entry:
+    """A turn as the window stores it: its messages with their costs, its facts."""
 
     __slots__ = ("costs", "facts", "failed", "messages", "tokens")
 
@@ -114,8 +89,8 @@ class _Turn:
         self.messages[index] = message
         self.costs[index] = cost
 
-    def copy(self) -> _Turn:
-        twin = _Turn(self.facts, self.failed)
+    def copy(self) -> _Entry:
+        twin = _Entry(self.facts, self.failed)
         twin.messages, twin.costs, twin.tokens = list(self.messages), list(self.costs), self.tokens
         return twin
 
@@ -161,11 +136,11 @@ class SlidingWindowMemory:
         self._digest = Digest()
         self._digest_cost = 0
         self._shown: BaseMessage | None = None  # the question as shown, with the digest
-        self._turns: deque[_Turn] = deque()
+        self._turns: deque[_Entry] = deque()
         # How many of _turns are older than the pinned question (the history of
         # earlier questions in a session); the question sits between them and the rest.
         self._history = 0
-        self._leaving: list[_Turn] = []  # resolved failures, folded by the next trim
+        self._leaving: list[_Entry] = []  # resolved failures, folded by the next trim
         self._total = 0
         self._evicted = 0
         self._truncated = 0
@@ -260,16 +235,23 @@ class SlidingWindowMemory:
 
         The first question is pinned at once. A later one (the next run of a
         session) is pinned in its place: the earlier question and its turns
-        become history, still in order before it, and leave first.
-        (``add(HumanMessage(...))`` instead joins the newest turn, as an
-        observation would.)
+        become history, still in order before it, and leave first. The earlier
+        run's unresolved failures leave now (that run is over), and so do its last
+        turns if they end with anything but the assistant's word, so the new
+        question never follows another user message. (``add(HumanMessage(...))``
+        instead joins the newest turn, as an observation would.)
         """
         if self._question is not None:
-            history = _Turn()
+            self._resolve()
+            history = _Entry()
             history.append(self._question, self._question_cost)
             self._turns.insert(self._history, history)
             self._history = len(self._turns)
             self._set_question(None)  # its tokens now belong to the history turn
+            while self._history and not isinstance(
+                self._turns[self._history - 1].messages[-1], AIMessage
+            ):
+                self._leaving.append(self._take(self._turns[self._history - 1]))
         self.add(HumanMessage(content=content))
 
     def add_assistant(self, content: str | AIMessage) -> None:
@@ -362,25 +344,7 @@ class SlidingWindowMemory:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe snapshot (messages via langchain-core's ``messages_to_dict``)."""
-        return {
-            "version": _FORMAT_VERSION,
-            "max_tokens": self.max_tokens,
-            "system": messages_to_dict([self._system]) if self._system else [],
-            "question": messages_to_dict([self._question]) if self._question else [],
-            "turns": [
-                {
-                    "messages": messages_to_dict(turn.messages),
-                    "facts": Digest(facts=turn.facts).to_dict()["facts"],
-                    "failed": turn.failed,
-                }
-                for turn in self._turns
-            ],
-            "digest": self._digest.to_dict(),
-            "history": self._history,
-            "evicted": self._evicted,
-            "truncated": self._truncated,
-            "compacted": self._compacted,
-        }
+        return persist.dump(self)
 
     @classmethod
     def from_dict(
@@ -395,33 +359,7 @@ class SlidingWindowMemory:
 
         ``max_tokens`` overrides the stored budget (the window is trimmed to it).
         """
-        version = data.get("version")
-        if version not in (1, _FORMAT_VERSION):
-            raise ConfigurationError(f"unsupported memory format {version!r}")
-        size = max_tokens if max_tokens is not None else int(data["max_tokens"])
-        memory = cls(size, counter, compactor)
-        for message in messages_from_dict(data["system"]):
-            memory._place(message)
-        for message in messages_from_dict(data["question"]):
-            cost = memory._set_question(message)
-            memory._total += cost
-        for stored in data["turns"]:
-            if isinstance(stored, list):  # format 1: a list of messages
-                stored = {"messages": stored}
-            facts = Digest.from_dict({"facts": stored.get("facts") or []}).facts
-            memory._push_turn(
-                messages_from_dict(stored["messages"]),
-                facts,
-                bool(stored.get("failed")),
-                resolve=False,  # stored as it was: a stored failure is still unresolved
-            )
-        memory._history = min(int(data.get("history", 0)), len(memory._turns))
-        memory._set_digest(Digest.from_dict(data["digest"]) if "digest" in data else Digest())
-        memory._evicted = int(data.get("evicted", 0))
-        memory._truncated = int(data.get("truncated", 0))
-        memory._compacted = int(data.get("compacted", 0))
-        memory._trim()
-        return memory
+        return persist.load(cls, data, counter, max_tokens=max_tokens, compactor=compactor)
 
     # --- the rules ------------------------------------------------------------------
 
@@ -475,14 +413,14 @@ class SlidingWindowMemory:
             cost = self._set_question(message)  # (it adjusts _total for the digest itself)
             self._total += cost
         elif isinstance(message, AIMessage):
-            self._turns.append(_Turn())
+            self._turns.append(_Entry())
             self._join(message)
         else:
             self._join(message)
 
     def _join(self, message: BaseMessage) -> None:
         if len(self._turns) == self._history:  # no turn since the question: start one
-            self._turns.append(_Turn())
+            self._turns.append(_Entry())
         cost = count_message(message, self.counter)
         self._turns[-1].append(message, cost)
         self._total += cost
@@ -501,7 +439,7 @@ class SlidingWindowMemory:
             raise ConfigurationError("a turn cannot hold a SystemMessage; use add_system")
         if resolve and not failed:
             self._resolve()
-        turn = _Turn(tuple(facts), failed)
+        turn = _Entry(tuple(facts), failed)
         for message in messages:
             turn.append(message, count_message(message, self.counter))
         self._turns.append(turn)
@@ -509,7 +447,7 @@ class SlidingWindowMemory:
 
     def _resolve(self) -> None:
         """Failed turns of this question leave: a success makes them worthless."""
-        kept: deque[_Turn] = deque()
+        kept: deque[_Entry] = deque()
         for index, turn in enumerate(self._turns):
             if index >= self._history and turn.failed:
                 self._leaving.append(turn)
@@ -519,7 +457,7 @@ class SlidingWindowMemory:
                 kept.append(turn)
         self._turns = kept
 
-    def _take(self, turn: _Turn) -> _Turn:
+    def _take(self, turn: _Entry) -> _Entry:
         """Remove ``turn`` from the window (its tokens and messages leave with it)."""
         index = self._turns.index(turn)
         del self._turns[index]
@@ -529,8 +467,16 @@ class SlidingWindowMemory:
         self._evicted += len(turn.messages)
         return turn
 
-    def _pop_oldest(self) -> _Turn:
+    def _pop_oldest(self) -> _Entry:
         return self._take(self._turns[0])
+
+    def _pop_exchange(self) -> list[_Entry]:
+        """The oldest turn, and the earlier exchange's answers that would lose their question."""
+        gone = [self._pop_oldest()]
+        # History must start with the user's word: an answer without its question goes too.
+        while self._history and isinstance(self._turns[0].messages[0], AIMessage):
+            gone.append(self._pop_oldest())
+        return gone
 
     def _digest_budget(self) -> int:
         """What the digest may cost: the window less the pinned messages and the newest turn's floor."""
@@ -564,14 +510,16 @@ class SlidingWindowMemory:
             if self._total <= self.max_tokens or len(self._turns) <= 1:
                 break
             while self._total > self.max_tokens and len(self._turns) > 1:
-                batch.append(self._pop_oldest())
+                batch += self._pop_exchange()
         if self._total > self.max_tokens and self._turns:
             self._shrink_newest()
         while self._total > self.max_tokens and compactor is not None and self._digest.text:
             room = self._digest_cost - (self._total - self.max_tokens) - _DIGEST_SLACK
             fitted = compactor.fit(self._digest, max(room, 0), self.counter)
             if fitted.text == self._digest.text:  # it cannot get smaller: let it go
-                fitted = Digest(dropped=len(fitted.facts), header=fitted.header)
+                fitted = replace(
+                    fitted, text="", facts=(), dropped=fitted.dropped + len(fitted.facts)
+                )
             self._set_digest(fitted)
         if self._total > self.max_tokens and self._turns:
             # Not even markers fit: the pinned messages take the budget.
@@ -601,47 +549,8 @@ class SlidingWindowMemory:
             tried.add(index)
             excess = self._total - self.max_tokens
             target = max(newest.costs[index] - excess, 0)
-            smaller, cost = _shrink(newest.messages[index], target, self.counter)
+            smaller, cost = shrink_message(newest.messages[index], target, self.counter)
             if cost < newest.costs[index]:
                 self._truncated += 1
                 self._total -= newest.costs[index] - cost
                 newest.replace(index, smaller, cost)
-
-
-def trim_messages(
-    messages: Sequence[BaseMessage] | PromptValue,
-    max_tokens: int,
-    counter: TokenCounter | str | None = None,
-) -> list[BaseMessage]:
-    """Apply the window's rules to a plain list of messages and return what is kept.
-
-    The first SystemMessage and the first HumanMessage are pinned (and returned
-    first, in that order); each AIMessage groups with the messages after it
-    until the next one. Nothing is compacted: what does not fit is dropped.
-    A PromptValue is accepted too (``prompt | trimmer``).
-    """
-    if isinstance(messages, PromptValue):
-        messages = messages.to_messages()
-    memory = SlidingWindowMemory(max_tokens, counter, compactor=None)
-    pinned_system = False
-    for message in messages:
-        if isinstance(message, SystemMessage) and pinned_system:
-            memory._join(message)  # only the first system message is pinned in a list
-        else:
-            pinned_system = pinned_system or isinstance(message, SystemMessage)
-            memory._place(message)
-    memory._trim()
-    return memory.messages
-
-
-def trim_memory_runnable(
-    max_tokens: int = 800, counter: TokenCounter | str | None = None
-) -> Runnable[Sequence[BaseMessage] | PromptValue, list[BaseMessage]]:
-    """A Runnable named ``trim_memory`` for ordinary chains: ``prompt | trimmer | llm``."""
-    SlidingWindowMemory(max_tokens, counter)  # validate the arguments now, not on first use
-    resolved = resolve_counter(counter)
-
-    def trim_memory(messages: Sequence[BaseMessage] | PromptValue) -> list[BaseMessage]:
-        return trim_messages(messages, max_tokens, resolved)
-
-    return RunnableLambda(trim_memory, name="trim_memory")

@@ -49,7 +49,6 @@ _PRIORITY = (
 )
 # Calls that ran and failed: what they say about the world is worth remembering.
 _RAN_AND_FAILED = (ErrorClass.TOOL_FAILURE, ErrorClass.TOOL_TIMEOUT)
-_RESULT_KEY_CHARS = 200
 
 
 def _fact(obs: Observation) -> Fact:
@@ -73,21 +72,23 @@ def _fingerprint(error: RunError, state: AgentState) -> str:
 
     A failed action is known by its call: the same call failing again is the same
     failure, whether the tool failed again or the repeat was refused as drift. A reply
-    that could not be read is known by its text.
+    that could not be read is known by what it said: its text and any tool calls
+    that could not be read (native tool calls carry no text).
     """
     failed = sorted(o.action.signature() for o in state.observations if not o.ok)
     if failed:
         return "calls|" + "|".join(failed)
-    raw = message_text(state.reply) if state.reply is not None else ""
-    return f"{error.error_class.value}|" + " ".join(raw.split())[:500]
+    reply = state.reply
+    said = message_text(reply) if reply is not None else ""
+    if reply is not None:
+        said += "".join(f"|{c.get('name')}({c.get('args')})" for c in reply.invalid_tool_calls)
+    return f"{error.error_class.value}|" + " ".join(said.split())[:500]
 
 
 def _results(state: AgentState) -> list[str]:
-    return [
-        o.action.signature() + "\x00" + o.output[:_RESULT_KEY_CHARS]
-        for o in state.observations
-        if o.ok
-    ]
+    # A call counts once: asking again (a result that changes, a fact the window lost)
+    # is not progress, so only the number of different calls bounds a run's progress.
+    return [o.action.signature() for o in state.observations if o.ok]
 
 
 def _stop_error(error: RunError, why: StopWhy, streak: int, stalled: int) -> RunError:
@@ -212,7 +213,9 @@ class ClassifyError(Stage):
             "breaker": breaker,
             "pending": tuple(self.transcript.messages(state, notice)),
             "pending_facts": facts_of(state.observations),
-            "pending_failed": error is not None,
+            # A reply with one failed call among successes is shown whole until the next
+            # success too: the model must read what went wrong to put it right.
+            "pending_failed": error is not None or any(not o.ok for o in state.observations),
         }
         if error is None:
             if why is not None:  # calls that only ever return what the run already has

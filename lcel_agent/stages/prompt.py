@@ -66,9 +66,9 @@ def build_system_prompt(
 
     Every line is paid for on every model call, so it says each thing once.
     """
+    if protocol != "json":  # the tools travel with the request, described by the API
+        return persona or texts.TOOL_CALLING_PERSONA
     head = persona or texts.DEFAULT_PERSONA
-    if protocol != "json":
-        return head
     lines = [head, *(f"- {tool_signature(tool)}" for tool in tools)]
     objects = not all(_is_single_string(_arguments(tool)) for tool in tools)
     lines.append(texts.JSON_FORMAT + (texts.JSON_OBJECT_INPUT if objects else ""))

@@ -28,9 +28,12 @@ gives a partial answer when no untried call is left. Asked to keep notes (a requ
 system message starts like :data:`lcel_agent.memory.summary.SUMMARY_PROMPT`), it answers
 with the fact lines it can read, one per line, as a careful summariser would.
 
-``varied=True`` draws the details of each damage from a second seeded stream: where a
-cut-off reply is cut, which misspelling of a tool name, which sentence wraps the JSON.
-The noise *rates* (and so the first stream) are the same with or without it.
+``varied=True`` draws the details of each damage from a second seeded stream, in every
+protocol: where a cut-off reply (or tool-call arguments) is cut, which misspelling of a
+tool name, which sentence wraps the JSON or leads a ReAct step. The noise *rates* (and so
+the first stream) are the same with or without it. ``repeat_success`` repeats a call whose
+result the model can read anywhere in the conversation (its own turns, a digest, a
+summary), so the noise hits every agent alike, however it keeps its history.
 """
 
 from __future__ import annotations
@@ -427,7 +430,10 @@ class ArticleTaskModel:
     ) -> Reply:
         if protocol == "react":
             calls = calls[:1]
-        done = [a.call for a in view.attempts if a.succeeded]
+        # What it already knows, wherever it read it (its own turns, a digest, a summary):
+        # repeating one of those calls is the noise, however the agent keeps its history.
+        done = [_Call(self.task.weather_tool, c) for c in self.task.cities if c in view.weather]
+        done += [_Call(self.task.search_tool, q) for q, _ in self.task.searches if q in view.search]
         if draws["repeat_success"] and done:
             calls = [done[-1]]
             self._noise("repeat_success")
@@ -446,7 +452,7 @@ class ArticleTaskModel:
             ]
             if draws["invalid_json"]:
                 text = json.dumps(tool_calls[0]["arguments"], ensure_ascii=False)
-                tool_calls[0]["arguments"] = text[: len(text) * 2 // 3]
+                tool_calls[0]["arguments"] = text[: int(len(text) * self._cut())]
                 self._noise("invalid_json")
             return Reply(tool_calls=tuple(tool_calls))
         if protocol == "react":
@@ -465,7 +471,8 @@ class ArticleTaskModel:
                 text = f"Thought: 我需要{about}。\nAction: {calls[0].tool} {shown}"
                 self._noise("invalid_json")
             if draws["prose_json"]:
-                text = "好的，我们一步一步来。\n" + text
+                before = self._details.choice(_PROSE)[0] if self.varied else ""
+                text = (before or "好的，我们一步一步来。\n") + text
                 self._noise("prose_json")
             return Reply(content=text)
         actions = [
@@ -481,6 +488,10 @@ class ArticleTaskModel:
             return Reply(content=f"Thought: I now know the final answer\nFinal Answer: {answer}")
         return Reply(content=self._json_text({"action": "final", "action_input": answer}, draws))
 
+    def _cut(self) -> float:
+        """Where a cut-off reply ends, as a share of its length."""
+        return self._details.uniform(0.2, 0.9) if self.varied else 2 / 3
+
     def _misspelt(self, tool: str) -> str:
         if self.varied and tool in _VARIANTS:
             return self._details.choice(_VARIANTS[tool])
@@ -489,8 +500,7 @@ class ArticleTaskModel:
     def _json_text(self, value: Any, draws: dict[str, bool]) -> str:
         text = json.dumps(value, ensure_ascii=False)
         if draws["invalid_json"]:
-            share = self._details.uniform(0.2, 0.9) if self.varied else 2 / 3
-            text = text[: int(len(text) * share)]
+            text = text[: int(len(text) * self._cut())]
             self._noise("invalid_json")
         if draws["fenced_json"]:
             text = f"```json\n{text}\n```"

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.tools import tool
 
-from lcel_agent import ErrorClass, StopReason, create_agent
+from lcel_agent import ErrorClass, SlidingWindowMemory, StopReason, create_agent
 from lcel_agent.breaker import BreakerState, advance
 from lcel_agent.testing.fake import FunctionChatModel, ScriptedChatModel
 
@@ -64,7 +64,7 @@ def test_a_second_drift_before_progress_trips_whatever_max_errors_is():
     assert advance(state, failure="d2", results=(), max_errors=9, drift=True)[1] == "drifted"
 
 
-def test_a_known_result_is_not_progress():
+def test_a_call_that_succeeded_before_is_not_progress():
     state, _ = advance(BreakerState(), failure=None, results=("r",), max_errors=1)
     state, why = advance(state, failure=None, results=("r",), max_errors=1)
     assert (state.stalled, why) == (1, None)
@@ -112,7 +112,8 @@ def test_a_model_without_progress_is_stopped_within_2_max_errors_plus_1(
     agent = create_agent(llm, [get_weather], max_errors=max_errors, max_loops=60)
     result = agent.invoke("查询天气")
     assert result.stop_reason in (StopReason.MAX_ERRORS, StopReason.DRIFT)
-    assert progress <= result.loops <= progress + 2 * max_errors + 1
+    # The issue asks for 2 * max_errors + 1; the rules give one call less.
+    assert progress <= result.loops <= progress + 2 * max_errors
     if progress == 0 and len(set(stuck)) == 1:  # the same failure from the start
         assert result.loops <= max_errors
 
@@ -133,3 +134,43 @@ def test_a_model_that_progresses_between_slips_is_never_stopped(run):
     llm = ScriptedChatModel([*replies, act("final", "done")])
     result = run(create_agent(llm, [get_weather], max_errors=2, max_loops=30))
     assert result.stop_reason is StopReason.FINAL and result.loops == 19
+
+
+def test_different_unreadable_tool_calls_are_different_failures(run):
+    from langchain_core.messages import AIMessage
+
+    def broken(name: str, args: str) -> AIMessage:
+        bad = {"name": name, "args": args, "id": f"c_{name}", "error": "bad json"}
+        return AIMessage(content="", invalid_tool_calls=[bad])
+
+    good = {"name": "get_weather", "args": {"city": "北京"}, "id": "c1"}
+    llm = ScriptedChatModel(
+        [
+            broken("get_weather", '{"city": "北'),
+            broken("search", '{"q'),
+            AIMessage(content="", tool_calls=[good]),
+            AIMessage(content="北京晴"),
+        ]
+    )
+    result = run(create_agent(llm, [get_weather], protocol="tool_calling"))
+    assert result.stop_reason is StopReason.FINAL and result.loops == 4
+    same = ScriptedChatModel([broken("get_weather", '{"city": "北')] * 3)
+    result = run(create_agent(same, [get_weather], protocol="tool_calling"))
+    assert result.stop_reason is StopReason.MAX_ERRORS and result.loops == 2
+
+
+def test_a_result_that_changes_every_time_does_not_keep_a_run_alive(run):
+    ticks = itertools.count()
+
+    @tool
+    def now(zone: str) -> str:
+        """The time, to the microsecond (and a long report the small window evicts)."""
+        return f"{zone} {next(ticks)}: " + "时" * 400
+
+    llm = FunctionChatModel(lambda messages, tools: act("now", "北京"))
+    plain = SlidingWindowMemory(300, compactor=None)  # the result leaves: asking is allowed
+    result = run(create_agent(llm, [now], max_errors=2, max_loops=30, memory=plain))
+    # One progress (the first answer); after it, each answer is new text but the same
+    # call: no progress, so the run stops within 2 * max_errors loops, not at max_loops.
+    assert result.stop_reason is StopReason.DRIFT and result.loops <= 1 + 2 * 2
+    assert sum(o.ok for s in result.steps for o in s.observations) >= 2  # it did run again

@@ -269,7 +269,6 @@ def test_format_error_messages_are_redacted(run, weather, act, monkeypatch):
 
 
 def test_transient_stop_policy_means_no_retries(run, weather):
-    from lcel_agent import Policy
     from lcel_agent.testing.fake import APIStatusFault
 
     llm = ScriptedChatModel([APIStatusFault(503)] * 3)
@@ -290,35 +289,40 @@ def test_one_repeat_of_a_failed_idempotent_call_is_a_retry(run, act):
 
     get_weather.metadata = {"idempotent": True}
     llm = ScriptedChatModel([act("get_weather", "北京")] * 2 + [act("final", "晴")])
-    # With the dispatcher's own retry off, the model's repeat is the retry.
-    reprompt = {ErrorClass.TOOL_FAILURE: Policy.REPROMPT}
-    result = run(create_agent(llm, [get_weather], max_errors=2, policies=reprompt))
+    result = run(create_agent(llm, [get_weather], max_errors=2))
     assert [s.error_class for s in result.steps] == [ErrorClass.TOOL_FAILURE, None, None]
     assert result.stop_reason is StopReason.FINAL and state["n"] == 2
 
 
-def test_a_failed_idempotent_call_is_retried_once_without_a_model_call(run, act):
+def test_a_transient_failure_is_retried_once_without_a_model_call(run, act):
     from langchain_core.tools import tool
 
-    state = {"n": 0}
+    from lcel_agent.tools import TransientError
+
+    state = {"n": 0, "failure": TransientError("ERROR: upstream timed out")}
 
     @tool
     def get_weather(city: str) -> str:
-        """Fails the first time, as a flaky service does."""
+        """Fails the first time."""
         state["n"] += 1
-        return "ERROR: upstream busy" if state["n"] == 1 else f"{city}市天气：晴"
+        return state["failure"] if state["n"] == 1 else f"{city}市天气：晴"
 
-    llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "晴")])
-    get_weather.metadata = {"idempotent": True}
-    result = run(create_agent(llm, [get_weather]))
+    def run_once(idempotent: bool):
+        state["n"] = 0
+        get_weather.metadata = {"idempotent": idempotent}
+        llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "晴")])
+        return run(create_agent(llm, [get_weather]))
+
+    result = run_once(idempotent=True)
     (observation,) = result.steps[0].observations
     assert observation.ok and observation.attempts == 2 and state["n"] == 2
     assert result.stop_reason is StopReason.FINAL and result.loops == 2
-    # A tool that is not idempotent is never run twice unasked.
-    state["n"] = 0
-    get_weather.metadata = {"idempotent": False}
-    llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "晴")])
-    result = run(create_agent(llm, [get_weather]))
+    # Not idempotent: never run twice unasked; the model hears of the failure.
+    result = run_once(idempotent=False)
+    assert result.steps[0].error_class is ErrorClass.TOOL_FAILURE and state["n"] == 1
+    # A permanent failure ("no such city") is not retried either: it would fail again.
+    state["failure"] = "ERROR: no such city"
+    result = run_once(idempotent=True)
     assert result.steps[0].error_class is ErrorClass.TOOL_FAILURE and state["n"] == 1
 
 
@@ -356,3 +360,21 @@ def test_a_stage_can_word_the_reprompt_with_a_notice(run, weather, act):
     second_prompt = llm.calls[1]
     assert "Shorter." in second_prompt[-1].content
     assert FORMAT_REPROMPT not in second_prompt[-1].content
+
+
+def test_a_failed_call_beside_a_successful_one_is_shown_until_put_right(run, weather, act):
+    both = json.dumps(
+        [
+            {"action": "get_weather", "action_input": "北京"},
+            {"action": "get_wether", "action_input": "上海"},
+        ],
+        ensure_ascii=False,
+    )
+    llm = ScriptedChatModel([both, act("get_weather", "上海"), act("final", "晴")])
+    result = run(create_agent(llm, [weather]))
+    assert result.stop_reason is StopReason.FINAL
+    second, third = llm.calls[1], llm.calls[2]
+    assert "no tool named 'get_wether'" in str([m.content for m in second])
+    # Once put right, the error is gone and both facts stay, as digest lines.
+    assert "get_wether" not in str([m.content for m in third])
+    assert "北京市天气" in third[1].content and "上海市天气" in third[1].content

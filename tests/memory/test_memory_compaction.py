@@ -295,3 +295,81 @@ def test_compaction_keeps_the_window_exact_bounded_and_well_formed(steps, max_to
 def test_digest_round_trips():
     digest = Digest(text="x", facts=(weather("北京"),), dropped=2, calls=1, input_tokens=3)
     assert Digest.from_dict(json.loads(json.dumps(digest.to_dict()))) == digest
+
+
+def test_a_summariser_that_hangs_is_cut_off_and_its_facts_kept():
+    import time
+
+    def slow(messages, tools):
+        time.sleep(2)
+        return AIMessage("too late")
+
+    compactor = SummaryCompactor(FunctionChatModel(slow), keep_turns=1, timeout=0.2)
+    memory = SlidingWindowMemory(800, compactor=compactor)
+    memory.add_user("查询天气")
+    started = time.monotonic()
+    for city in ("北京", "上海"):
+        memory.add_turn(turn(weather(city)), facts=[weather(city)])
+    assert time.monotonic() - started < 1.5
+    assert (
+        "北京市天气" in memory.messages[0].content and "too late" not in memory.messages[0].content
+    )
+
+
+# --- sessions: questions after questions keep the roles alternating ------------------------
+
+
+def alternates(messages: list[BaseMessage]) -> bool:
+    """After the system prompt: user first, then user and assistant by turns (tool results
+    follow their assistant message)."""
+    kinds = [m.type for m in messages if m.type != "system"]
+    if kinds and kinds[0] != "human":
+        return False
+    speaking = [k if k != "tool" else "ai" for k in kinds]
+    return all(a != b for a, b in itertools.pairwise(speaking))
+
+
+@pytest.mark.parametrize("compactor", [None, DigestCompactor()], ids=["plain", "digest"])
+def test_the_next_question_never_follows_a_user_message(compactor):
+    memory = SlidingWindowMemory(800, compactor=compactor)
+    memory.add_system("s")
+    memory.add_user("北京呢？")
+    memory.add_turn(turn(weather("北京")), facts=[weather("北京")])  # ends with the observation
+    memory.add_user("上海呢？")
+    assert alternates(memory.messages), [m.type for m in memory.messages]
+    memory.add_turn([AIMessage("??"), HumanMessage("Reply again")], failed=True)  # ends failed
+    memory.add_user("广州呢？")
+    assert alternates(memory.messages), [m.type for m in memory.messages]
+    assert "Reply again" not in str([m.content for m in memory.messages])
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.sampled_from(["ok", "long", "failed", "answer", "question"]), st.integers(0, 9)
+        ),
+        max_size=40,
+    ),
+    max_tokens=st.integers(120, 700),
+    compactor=st.sampled_from([None, DigestCompactor(), DigestCompactor(eager=False)]),
+)
+def test_a_session_alternates_whatever_it_went_through(steps, max_tokens, compactor):
+    memory = SlidingWindowMemory(max_tokens, compactor=compactor)
+    memory.add_system("s")
+    memory.add_user("第一个问题")
+    for kind, n in steps:
+        if kind == "ok":
+            memory.add_turn(turn(weather(f"城{n}")), facts=[weather(f"城{n}")])
+        elif kind == "long":
+            memory.add_turn([AIMessage(f"call {n}"), HumanMessage("长" * 300)])
+        elif kind == "failed":
+            memory.add_turn([AIMessage(f"?? {n}"), HumanMessage("Reply again")], failed=True)
+        elif kind == "answer":  # a run ends with its answer; the session's next question
+            memory.add_turn([AIMessage(f"答案 {n}")], facts=[Fact("final answer", f"答案 {n}")])
+            memory.add_user(f"问题 {n}")
+        else:  # a run ends without an answer (a limit stopped it)
+            memory.add_user(f"问题 {n}")
+        assert alternates(memory.messages), [m.type for m in memory.messages]
+        assert memory.token_count == recount(memory)
+        assert memory.token_count <= max_tokens or memory.turns == 0

@@ -339,6 +339,7 @@ def same_or_truncated(kept: BaseMessage, original: str) -> bool:
 def test_token_count_always_equals_the_recount(ops, max_tokens, counter):
     memory = SlidingWindowMemory(max_tokens, counter=counter, compactor=None)
     model: list[list[str]] = []  # every turn ever added, as texts, oldest first
+    ends_with_ai: list[bool] = []  # per turn of the model: is its last message the assistant's?
     question: str | None = None
     older = 0  # turns of the model older than the pinned question
     for kind, text in ops:
@@ -347,12 +348,19 @@ def test_token_count_always_equals_the_recount(ops, max_tokens, counter):
         if kind == "user":
             if question is not None:  # a later question: the old one becomes history
                 model.insert(older, [question])
+                ends_with_ai.insert(older, False)
                 older = len(model)
+                # ... minus its trailing turns that do not end with the assistant's word
+                while older and not ends_with_ai[older - 1]:
+                    del model[older - 1], ends_with_ai[older - 1]
+                    older -= 1
             question = text
         elif kind != "system":
             if kind == "assistant" or not turn_since_question:  # else it joins that turn
                 model.append([])
+                ends_with_ai.append(False)
             model[-1].append(text)
+            ends_with_ai[-1] = kind == "assistant"
 
         assert memory.token_count == recount(memory)
         assert memory.token_count <= max_tokens or pinned_only(memory)
@@ -372,6 +380,7 @@ def test_token_count_always_equals_the_recount(ops, max_tokens, counter):
         # Forget what was evicted: a question pinned later re-enters history after
         # the turns still kept, not after ones that left while it was pinned.
         older = max(0, older - (len(model) - len(window)))
+        ends_with_ai = ends_with_ai[len(model) - len(window) :] if window else []
         model = newest
 
 

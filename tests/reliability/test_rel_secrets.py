@@ -21,7 +21,7 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from rel_support import act, chat_model, run_over_http
 
-from lcel_agent import AgentResult, ErrorClass, Policy, StopReason, create_agent
+from lcel_agent import AgentResult, StopReason, create_agent
 from lcel_agent.testing.server import SimulatedOpenAIServer
 from lcel_agent.testing.services import FakeAmapServer, use_services
 from lcel_agent.tools import get_weather
@@ -118,11 +118,7 @@ def test_keys_never_leak_through_tool_failures(
         caplog.set_level(logging.DEBUG, logger=name)
     with SimulatedOpenAIServer(_script(), require_key=OPENAI_KEY) as srv:
         llm = chat_model(srv.base_url, None, timeout=5)
-        # The dispatcher's own retry off, so every fault reaches the model as an observation.
-        reprompt = {ErrorClass.TOOL_FAILURE: Policy.REPROMPT}
-        agent = create_agent(
-            llm, [get_weather], max_errors=5, llm_backoff=(0.0, 0.0), policies=reprompt
-        )
+        agent = create_agent(llm, [get_weather], max_errors=5, llm_backoff=(0.0, 0.0))
         recorder = Recorder()
         _queue_amap_faults(keys)
         result = run_over_http(mode, agent, llm, "查询天气", {"callbacks": [recorder]})

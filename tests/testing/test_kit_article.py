@@ -462,3 +462,16 @@ def test_it_reads_back_arguments_its_noise_nested():
     ]
     retry = model(messages, TOOLS).tool_calls[0]
     assert (retry["name"], retry["arguments"]) == ("search_baidu", {"query": "台风最新路径"})
+
+
+def test_a_repeated_call_is_noise_for_any_history_layout():
+    # Facts read from a digest count as done as much as facts in its own turns.
+    model = ArticleTaskModel(noise=NoiseProfile(repeat_success=1.0))
+    digest = [
+        {"role": "user", "content": ARTICLE_TASK.prompt + "\n\nDone so far:\n" + weather("北京")}
+    ]
+    assert json.loads(model(digest, None).content) == {
+        "action": "get_weather",
+        "action_input": "北京",
+    }
+    assert model.noise_counts == Counter({"repeat_success": 1})
