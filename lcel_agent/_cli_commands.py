@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import os
 import sys
@@ -62,6 +63,9 @@ def window_warning(memory: SlidingWindowMemory, system_prompt: str, task: str) -
     The window pins both; what is left is all the room tool results and replies
     get, so a task near the window's size makes every loop see almost nothing.
     """
+    # The window logs its own warning for library users; here this one, which names the
+    # flag to fix it, is said instead (once, before the run).
+    logging.getLogger("lcel_agent.memory").setLevel(logging.ERROR)
     window = memory.fresh()
     window.add_system(system_prompt)
     window.add_user(task)

@@ -28,8 +28,10 @@ from typing import Any, Literal
 
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
+from pydantic import SecretStr
 
 from . import texts
+from ._redact import MIN_SECRET_LEN, register_secrets, secrets_in
 from ._resolve import resolve_llm, resolve_tools
 from .errors import ConfigurationError, ErrorClass, Policy
 from .limits import Limits
@@ -140,6 +142,25 @@ def _check_approve(approve: Any) -> Approve | None:
     return approve  # type: ignore[no-any-return]
 
 
+def _check_secrets(secrets: Sequence[str | SecretStr] | None) -> list[str]:
+    if secrets is None:
+        return []
+    if isinstance(secrets, str | SecretStr) or not isinstance(secrets, Sequence):
+        raise TypeError("secrets must be a list of strings, e.g. secrets=[my_token]")
+    values: list[str] = []
+    for index, secret in enumerate(secrets):
+        value = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
+        if not isinstance(value, str):
+            raise TypeError(f"secrets[{index}] must be a string, not {type(value).__name__}")
+        if len(value.strip()) < MIN_SECRET_LEN:
+            raise ConfigurationError(
+                f"secrets[{index}] is shorter than {MIN_SECRET_LEN} characters: "
+                "too short to mask without mangling ordinary text"
+            )
+        values.append(value)
+    return values
+
+
 def _check_stages(stages: Mapping[str, Runnable[Any, Any]] | None) -> dict[str, Runnable[Any, Any]]:
     checked: dict[str, Runnable[Any, Any]] = {}
     for name, stage in (stages or {}).items():
@@ -198,13 +219,20 @@ def create_agent(
     sessions: SessionStore | None = None,
     max_concurrency: int = 8,
     max_observation_chars: int = 4000,
+    secrets: Sequence[str | SecretStr] | None = None,
+    max_retry_after: float = 60.0,
     response_format: Any = None,
     raise_on_failure: bool = False,
     approve: Approve | None = None,
 ) -> AgentLoop:
     """Build an agent. See the README's configuration table for every option.
 
-    Round-2 options (docs/langchain.md has the details):
+    Every secret the agent can see is registered for redaction: the chat model's
+    API key (any ``SecretStr`` field, also inside bindings and fallbacks), keys
+    held by the tools, and ``secrets``, your own. From then on they are masked
+    in everything a run returns, logs or sends to the model.
+
+    LangChain-native options (docs/langchain.md has the details):
 
     * ``response_format``: a pydantic model, a TypedDict or a JSON-schema dict;
       the final answer is checked against it and ``result.output`` is the
@@ -229,6 +257,7 @@ def create_agent(
     _positive_int("max_concurrency", max_concurrency)
     _positive_int("max_observation_chars", max_observation_chars, minimum=100)
     tool_timeout = _seconds("tool_timeout", tool_timeout)
+    max_retry_after = _seconds("max_retry_after", max_retry_after, optional=False) or 0.0
     llm_timeout = _seconds("llm_timeout", llm_timeout)
     time_budget = _seconds("time_budget", time_budget)
     if token_budget is not None:
@@ -255,6 +284,9 @@ def create_agent(
     swapped = _check_stages(stages)
     fmt = _check_format(response_format, tool_list, protocol)
     approve = _check_approve(approve)
+    register_secrets(
+        [*secrets_in(chat, tool_list, list(fallbacks.values())), *_check_secrets(secrets)]
+    )
 
     model = without_client_retries(chat, llm_timeout)
     tool_calling = protocol == "tool_calling"
@@ -268,6 +300,7 @@ def create_agent(
             # Policy STOP for transient model errors means: no retries at all.
             retries=1 if resolved[ErrorClass.LLM_TRANSIENT] is Policy.STOP else llm_retries,
             backoff=llm_backoff,
+            max_retry_after=max_retry_after,
         ),
         "clean_json": KeepReply() if tool_calling else CleanJson(),
         "parse_action": (

@@ -55,13 +55,25 @@ _EPILOG_PARTS = (
 exit status:
   0    final       the model answered
   3    max_loops   --max-loops model calls without an answer
-  4    max_errors  --max-errors failed loops in a row (or a policy said stop)
+  4    max_errors  the same failure --max-errors times in a row, or twice that many
+                   loops without progress (or a policy said stop)
   5    drift       the model kept repeating itself after one nudge
   6    llm_error   the model API failed for good (bad key, retries exhausted, ...)
   7    budget      the token or time budget was spent
   2    usage       bad arguments, OPENAI_API_KEY missing, invalid configuration
   1    internal    an unexpected error (please report it)
   130  interrupted Ctrl-C""",
+    """\
+time limits (run):
+  Each model call makes up to 3 attempts of at most --timeout seconds, waiting
+  between them for a backoff (at most 8 s) or the server's Retry-After (at most
+  60 s; a longer one fails the call, exit 6). Without --time-budget a run can
+  take up to --max-loops x 3 x (3 x TIMEOUT + 2 x 60) seconds plus its tool
+  calls (each at most 30 s, retried once if idempotent, then its fallback); a
+  server that never answers holds one call about 3 x TIMEOUT seconds. With
+  --time-budget T every wait inside a model call is cut to what is left of T:
+  the run stops with exit 7 within about a second of T, plus any tool call
+  still running (at most 3 x 30 s).""",
     """\
 environment (run):
   OPENAI_API_KEY   the provider's key (required; never printed)
@@ -139,7 +151,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-loops", type=_positive_int, default=10, metavar="N",
                         help="most model calls per run (default 10)")  # fmt: skip
     parser.add_argument("--max-errors", type=_positive_int, default=2, metavar="N",
-                        help="failed loops in a row that stop the run (default 2)")  # fmt: skip
+                        help="the same failure this many times in a row stops the run, "
+                             "and twice this many loops without progress (default 2)")  # fmt: skip
     parser.add_argument("--json", action="store_true",
                         help="print the result as JSON only (no live trace), for scripts")  # fmt: skip
     parser.add_argument("--report", type=Path, default=None, metavar="PATH",

@@ -19,15 +19,18 @@ yield the answer's text as the model writes it.
 Per-run configuration: ``config["configurable"]`` may set ``max_loops``,
 ``max_errors``, ``token_budget`` and ``time_budget`` for one run, and
 ``session_id`` when the agent has a session store (declared in ``config_specs``).
+A session id without a store is ignored (with a DEBUG log); async runs wait for
+a busy session with ``asyncio.sleep``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Literal
 
 from langchain_core.callbacks import (
@@ -51,6 +54,8 @@ from .streaming import AnswerTap, aanswer_stream, answer_stream
 from .structured import ResponseFormat
 
 __all__ = ["AgentEvent", "AgentLoop", "Limits", "StreamMode", "finish", "gate", "task_of"]
+
+_log = logging.getLogger(__name__)
 
 #: What ``stream`` yields in the default mode: a record per loop, then the output.
 AgentEvent = StepRecord | AgentResult
@@ -174,16 +179,36 @@ class AgentLoop(Runnable[Any, Any]):
         )
 
     # --- shared helpers --------------------------------------------------------------------
+
+    def _session_id(self, config: RunnableConfig) -> str | None:
+        session_id = (config.get("configurable") or {}).get("session_id")
+        if session_id and self.sessions is None:
+            # Other components (RunnableWithMessageHistory, ...) set it for their own use.
+            _log.debug("session_id %r ignored: this agent has no session store", session_id)
+            return None
+        return str(session_id) if session_id else None
+
     @contextmanager
     def _window(
         self, config: RunnableConfig
     ) -> Iterator[tuple[SlidingWindowMemory, Callable[[SlidingWindowMemory], None]]]:
-        session_id = (config.get("configurable") or {}).get("session_id")
-        # Without a store the id is someone else's (RunnableWithMessageHistory's, say): ignored.
-        if not session_id or self.sessions is None:
+        session_id = self._session_id(config)
+        if session_id is None or self.sessions is None:
             yield self.memory.fresh(), lambda _memory: None
             return
-        with self.sessions.session(str(session_id), self.memory) as handle:
+        with self.sessions.session(session_id, self.memory) as handle:
+            yield handle.memory, handle.save
+
+    @asynccontextmanager
+    async def _awindow(
+        self, config: RunnableConfig
+    ) -> AsyncIterator[tuple[SlidingWindowMemory, Callable[[SlidingWindowMemory], None]]]:
+        """The async twin of :meth:`_window`: waits for a busy session without blocking the loop."""
+        session_id = self._session_id(config)
+        if session_id is None or self.sessions is None:
+            yield self.memory.fresh(), lambda _memory: None
+            return
+        async with self.sessions.asession(session_id, self.memory) as handle:
             yield handle.memory, handle.save
 
     def _system_prompt(self, persona: str | None) -> str:
@@ -201,7 +226,9 @@ class AgentLoop(Runnable[Any, Any]):
         seed_window(
             window, run, system_prompt=self._system_prompt(run.persona), native=self.native_tools
         )
-        return AgentState(task=run.task, memory=window, started=time.monotonic())
+        started = time.monotonic()
+        deadline = None if limits.time_budget is None else started + limits.time_budget
+        return AgentState(task=run.task, memory=window, started=started, deadline=deadline)
 
     def _result(self, state: AgentState) -> AgentResult:
         result = finish(state)
@@ -312,7 +339,7 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
         tap: AnswerTap | None = None,
     ) -> AsyncIterator[AgentEvent]:
-        with self._window(config) as (memory, save):
+        async with self._awindow(config) as (memory, save):
             state, iterations = self._start(run, memory, limits), 0
             while (state := gate(state, limits, iterations)).stop is None:
                 if tap is not None:

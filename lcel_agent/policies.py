@@ -17,10 +17,13 @@ __all__ = ["DEFAULT_POLICIES", "resolve_policies"]
 
 DEFAULT_POLICIES: Mapping[ErrorClass, Policy] = {
     ErrorClass.FORMAT: Policy.REPROMPT,
+    ErrorClass.TRUNCATED: Policy.REPROMPT,  # with a larger max_tokens where it can be bound
     ErrorClass.UNKNOWN_TOOL: Policy.REPROMPT,
     ErrorClass.BAD_ARGUMENTS: Policy.REPROMPT,
     ErrorClass.TOOL_FAILURE: Policy.REPROMPT,
-    ErrorClass.TOOL_TIMEOUT: Policy.RETRY,  # only idempotent tools are retried
+    # Timeouts and transient failures (TransientError) of idempotent tools are retried once
+    # without asking the model: a tool call is far cheaper than a model call.
+    ErrorClass.TOOL_TIMEOUT: Policy.RETRY,
     ErrorClass.TOOL_LIMIT: Policy.REPROMPT,
     ErrorClass.REFUSED: Policy.REPROMPT,
     ErrorClass.DRIFT: Policy.REPROMPT,  # one nudge, then a drift stop
@@ -30,6 +33,7 @@ DEFAULT_POLICIES: Mapping[ErrorClass, Policy] = {
 
 _ALLOWED: Mapping[ErrorClass, frozenset[Policy]] = {
     ErrorClass.FORMAT: frozenset({Policy.REPROMPT, Policy.STOP}),
+    ErrorClass.TRUNCATED: frozenset({Policy.REPROMPT, Policy.STOP}),
     ErrorClass.UNKNOWN_TOOL: frozenset({Policy.REPROMPT, Policy.STOP}),
     ErrorClass.BAD_ARGUMENTS: frozenset({Policy.REPROMPT, Policy.STOP}),
     ErrorClass.TOOL_FAILURE: frozenset(Policy),

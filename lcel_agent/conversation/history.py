@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from .. import texts
 from ..memory import SlidingWindowMemory
 from ..stages.clean import message_text
-from ..state import FINAL_ACTION
+from ..state import FINAL_ACTION, Action
 from .inputs import RunInput
 from .outputs import tool_input_of
 
@@ -42,21 +42,38 @@ def _json_action(message: AIMessage) -> str:
     return json.dumps(body[0] if len(body) == 1 else body, ensure_ascii=False)
 
 
+def _observation(action: Action, output: str, several: bool) -> str:
+    if several:  # as the run writes them: which result answers which call
+        return texts.OBSERVATION_OF.format(name=action.tool, input=action.input_text, output=output)
+    return texts.OBSERVATION.format(output=output)
+
+
 def _add_json(window: SlidingWindowMemory, messages: Iterable[BaseMessage]) -> None:
-    names: dict[str, str] = {}
+    calls: dict[str, Action] = {}
+    lines: list[str] = []  # the observations of the newest assistant turn
+
+    def flush() -> None:
+        if lines:
+            window.add_observation("\n".join(lines))
+            lines.clear()
+
     for message in messages:
+        if isinstance(message, ToolMessage):
+            action = calls.get(message.tool_call_id) or Action(message.name or "tool", "")
+            lines.append(_observation(action, message_text(message), len(calls) > 1))
+            continue
+        flush()
         if isinstance(message, HumanMessage):
             window.add_user(message_text(message))
         elif isinstance(message, AIMessage):
-            names.update({c["id"] or "": c["name"] for c in message.tool_calls})
+            calls = {
+                c["id"] or "": Action(c["name"], tool_input_of(c["args"]))
+                for c in message.tool_calls
+            }
             window.add_assistant(_json_action(message))
-        elif isinstance(message, ToolMessage):
-            name = names.get(message.tool_call_id) or message.name or "tool"
-            window.add_observation(
-                texts.OBSERVATION.format(name=name, output=message_text(message))
-            )
         else:
             window.add_observation(message_text(message))
+    flush()
 
 
 def _add_native(window: SlidingWindowMemory, messages: Iterable[BaseMessage]) -> None:

@@ -68,6 +68,8 @@ class Outcome:
     ok: bool
     text: str
     error_class: ErrorClass | None = None
+    transient: bool = False
+    """A failure that may clear on a second try: retried like a timeout."""
 
 
 class Budget:

@@ -8,14 +8,13 @@ status below 500) or an ``ERROR:`` string with every secret redacted::
     if isinstance(answer, str):
         return answer              # "ERROR: ..."
 
-Importing this module also installs a logging filter on urllib3's loggers:
-urllib3 logs every request line at DEBUG *with its query string*, which is
-where Amap's key travels.
+Importing this module also installs a logging filter on the HTTP clients'
+loggers (see :mod:`lcel_agent._logging`): urllib3 logs every request line at
+DEBUG *with its query string*, which is where Amap's key travels.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Mapping
@@ -33,8 +32,10 @@ from tenacity import (
 )
 from tenacity.stop import stop_base
 
+from lcel_agent._logging import install_client_log_redaction
 from lcel_agent._redact import redact
 from lcel_agent.tools._args import SingleArgTool
+from lcel_agent.tools._output import TransientError
 
 __all__ = [
     "BROWSER_USER_AGENT",
@@ -54,13 +55,6 @@ BROWSER_USER_AGENT = (
 )
 """Sent to web pages (Baidu), which serve a verification page to unknown clients."""
 
-_URLLIB3_LOGGERS = (
-    "urllib3.connectionpool",
-    "urllib3.poolmanager",
-    "urllib3.connection",
-    "urllib3.response",
-    "urllib3.util.retry",
-)
 _MAX_REASON_CHARS = 300
 
 _local = threading.local()
@@ -75,29 +69,9 @@ def session() -> requests.Session:
     return current
 
 
-class _RedactingFilter(logging.Filter):
-    """Rewrites a record's message with secrets masked; never drops a record."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            message = record.getMessage()
-        except Exception:  # a malformed record is the logging module's business
-            return True
-        cleaned = redact(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        return True
-
-
-_FILTER = _RedactingFilter()
-
-
 def install_log_redaction() -> None:
-    """Mask secrets in urllib3's log records (idempotent; done on import)."""
-    for name in _URLLIB3_LOGGERS:
-        logger = logging.getLogger(name)
-        if _FILTER not in logger.filters:
-            logger.addFilter(_FILTER)
+    """Mask secrets in the HTTP clients' log records (idempotent; done on import)."""
+    install_client_log_redaction()
 
 
 install_log_redaction()
@@ -171,18 +145,22 @@ def fetch(
     try:
         response = retrying(attempt)
     except requests.Timeout:
-        return (
+        return TransientError(
             f"ERROR: {service} did not answer in time "
             f"({_tries(retrying)}, {time.monotonic() - started:.1f} s)"
         )
     except requests.ConnectionError as exc:
-        return f"ERROR: could not connect to {service} ({_tries(retrying)}): {_short_reason(exc)}"
+        return TransientError(
+            f"ERROR: could not connect to {service} ({_tries(retrying)}): {_short_reason(exc)}"
+        )
     except requests.RequestException as exc:
         return f"ERROR: request to {service} failed: {_short_reason(exc)}"
     if not isinstance(response, requests.Response):  # retry_error_callback saw no outcome
         return f"ERROR: request to {service} failed"
     if response.status_code >= 500:
-        return f"ERROR: {service} answered HTTP {response.status_code} ({_tries(retrying)})"
+        return TransientError(
+            f"ERROR: {service} answered HTTP {response.status_code} ({_tries(retrying)})"
+        )
     return response
 
 

@@ -43,8 +43,10 @@ def test_demo_with_confirm_runs_what_is_approved(monkeypatch, capsys):
 
 def test_demo_with_confirm_refusals_reach_the_model(monkeypatch, capsys):
     code, result, asked = _demo(monkeypatch, capsys, "不要查天气\n" * 20)
-    assert code != 0 and result["stop_reason"] == "max_errors" and result["loops"] == 2
-    refused = [o for s in result["steps"] for o in s["observations"]]
-    assert asked.count("? [y/N/reason] ") == len(refused) == 2
-    assert all(o["error_class"] == "refused" for o in refused)
-    assert all(o["output"] == "ERROR: 不要查天气" for o in refused)
+    first, second = result["steps"]
+    (refused,) = first["observations"]
+    assert refused["error_class"] == "refused" and refused["output"] == "ERROR: 不要查天气"
+    # Asking again for the refused call is drift: refused at once, not asked twice.
+    assert second["observations"][0]["error_class"] == "drift"
+    assert asked.count("? [y/N/reason] ") == 1
+    assert code != 0 and result["stop_reason"] == "drift" and result["output"] is None

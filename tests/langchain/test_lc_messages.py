@@ -21,13 +21,14 @@ from lcel_agent.testing.fake import FunctionChatModel, ScriptedChatModel
 
 
 def weather_then_answer(act):
-    """Calls get_weather for the task's city once, then answers with every human turn seen."""
+    """Calls get_weather once, then answers with the human turns of its first prompt."""
+    prompts: list[list[str]] = []
 
     def reply(messages, tools):
-        if not any(m.content.startswith("Observation") for m in messages if m.type == "human"):
+        prompts.append([str(m.content) for m in messages if m.type == "human"])
+        if len(prompts) % 2 == 1:
             return act("get_weather", "北京")
-        humans = [m.content for m in messages if m.type == "human"]
-        return act("final", " | ".join(h for h in humans if not h.startswith("Observation")))
+        return act("final", " | ".join(prompts[-2]))
 
     return FunctionChatModel(reply)
 
@@ -50,6 +51,7 @@ def test_messages_dict_in_gives_messages_out(run, weather, act):
     assert answer.usage_metadata["total_tokens"] > 0
     # The history went into the window as text turns of the JSON protocol.
     first_prompt = llm.calls[0]
+    assert [m.content for m in first_prompt[1:]][-1] == "北京天气"
     assert [m.type for m in first_prompt] == ["system", "human", "ai", "human"]
     assert json.loads(first_prompt[2].content) == {
         "action": "final",
@@ -70,9 +72,10 @@ def test_history_is_trimmed_by_the_window(run, weather, act):
     agent = create_agent(llm, [weather], memory=SlidingWindowMemory(max_tokens=400))
     run(agent, {"messages": [*old, HumanMessage("最新的问题")]})
     prompt = llm.calls[0]
-    assert sum(len(str(m.content)) for m in prompt) < sum(len(str(m.content)) for m in old)
-    assert prompt[-1].content == "最新的问题"  # the task is pinned, never evicted
-    assert "答39" in prompt[-2].content  # the newest history is kept, the oldest went
+    text = "\n".join(str(m.content) for m in prompt)
+    assert len(text) < sum(len(str(m.content)) for m in old) / 4
+    assert prompt[-1].content.startswith("最新的问题")  # the task is pinned, never evicted
+    assert "问题38" in text and "问题0 " not in text  # the newest history stays, the oldest went
 
 
 def test_a_system_message_becomes_the_persona(run, weather, act):
@@ -83,7 +86,7 @@ def test_a_system_message_becomes_the_persona(run, weather, act):
     )
     system = llm.calls[0][0].content
     assert system.startswith("你是一个只说中文的助手。")
-    assert "get_weather" in system and '"action": "final"' in system  # the rules stay
+    assert "get_weather" in system and "Reply with JSON only" in system  # the rules stay
 
 
 def test_tool_calling_history_stays_native_and_unanswered_calls_are_closed(run, weather):
@@ -98,14 +101,24 @@ def test_tool_calling_history_stays_native_and_unanswered_calls_are_closed(run, 
         AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "北京"}, "id": "c1"}]),
         ToolMessage("北京晴", tool_call_id="c1"),
         AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "上海"}, "id": "c2"}]),
+        AIMessage("北京晴；上海没查到"),
         HumanMessage("算了，谢谢"),
     ]
-    agent = create_agent(FunctionChatModel(reply), [weather], protocol="tool_calling")
+    # A plain window keeps the turns word for word: native calls, each with a result.
+    plain = SlidingWindowMemory(800, compactor=None)
+    agent = create_agent(FunctionChatModel(reply), [weather], protocol="tool_calling", memory=plain)
     assert run(agent, history).content == "好的"
-    prompt = seen[0]
-    assert [m.type for m in prompt] == ["system", "human", "ai", "tool", "ai", "tool", "human"]
-    assert prompt[3].content == "北京晴"
+    prompt = seen[-1]
+    kinds = ["system", "human", "ai", "tool", "ai", "tool", "ai", "human"]
+    assert [m.type for m in prompt] == kinds
+    assert prompt[3].content == "北京晴" and prompt[2].tool_calls[0]["id"] == "c1"
     assert prompt[5].tool_call_id == "c2" and prompt[5].content.startswith("ERROR:")
+    # The default window keeps the exchange and digests the earlier calls' facts.
+    agent = create_agent(FunctionChatModel(reply), [weather], protocol="tool_calling")
+    run(agent, history)
+    prompt = seen[-1]
+    assert [m.content for m in prompt[1:3]] == ["北京天气", "北京晴；上海没查到"]
+    assert prompt[-1].content.startswith("算了，谢谢") and "北京晴" in prompt[-1].content
 
 
 def test_a_chat_prompt_keeps_its_messages(run, weather, act):
@@ -189,9 +202,11 @@ def test_a_node_of_a_langgraph_messages_graph(weather, act):
     assert kinds == ["human", "ai", "tool", "ai"]
     assert state["messages"][-1].content == "北京天气"
     assert len({m.id for m in state["messages"]}) == 4  # merged by id, nothing doubled
-    # A second turn on the same graph state: the earlier turn is history.
+    # A second turn on the same graph state: the earlier turn is in the model's context.
     state = app.invoke({"messages": [*state["messages"], HumanMessage("谢谢")]})
-    assert state["messages"][-1].content == "北京天气 | 谢谢"
+    assert len(state["messages"]) == 8
+    answer = state["messages"][-1].content  # the human turns of the model's first prompt
+    assert answer.startswith("北京天气 | 谢谢") and "北京市天气" in answer
 
 
 def test_a_node_of_a_langgraph_messages_graph_async(weather, act):

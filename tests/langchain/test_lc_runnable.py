@@ -24,12 +24,13 @@ from lcel_agent.testing.fake import FunctionChatModel, ScriptedChatModel
 
 
 def test_failures_are_returned_by_default(run, weather, act):
-    result = run(create_agent(ScriptedChatModel(["x", "y"]), [weather]))
+    # The same unreadable reply twice: the breaker's max_errors=2.
+    result = run(create_agent(ScriptedChatModel(["x", "x"]), [weather]))
     assert result.stop_reason is StopReason.MAX_ERRORS
 
 
 def test_raise_on_failure_carries_the_result(run, weather, act):
-    agent = create_agent(ScriptedChatModel(["x", "y"]), [weather], raise_on_failure=True)
+    agent = create_agent(ScriptedChatModel(["x", "x"]), [weather], raise_on_failure=True)
     with pytest.raises(AgentRunError, match="max_errors") as raised:
         run(agent)
     result = raised.value.result
@@ -40,8 +41,8 @@ def test_raise_on_failure_carries_the_result(run, weather, act):
 
 
 def test_with_retry_retries_a_failed_run(weather, act):
-    # First run: two unreadable replies (max_errors); the retry's run answers.
-    llm = ScriptedChatModel(["x", "y", act("final", "第二次成功")])
+    # First run: the same unreadable reply twice (max_errors); the retry's run answers.
+    llm = ScriptedChatModel(["x", "x", act("final", "第二次成功")])
     agent = create_agent(llm, [weather], raise_on_failure=True).with_retry(
         retry_if_exception_type=(AgentRunError,),
         stop_after_attempt=2,
@@ -52,7 +53,7 @@ def test_with_retry_retries_a_failed_run(weather, act):
 
 
 async def test_with_retry_retries_a_failed_run_async(weather, act):
-    llm = ScriptedChatModel(["x", "y", act("final", "第二次成功")])
+    llm = ScriptedChatModel(["x", "x", act("final", "第二次成功")])
     agent = create_agent(llm, [weather], raise_on_failure=True).with_retry(
         retry_if_exception_type=(AgentRunError,),
         stop_after_attempt=2,
@@ -61,8 +62,14 @@ async def test_with_retry_retries_a_failed_run_async(weather, act):
     assert (await agent.ainvoke("t")).output == "第二次成功"
 
 
+def _never_answers(act):
+    """Asks for a new city every time: progress, but never an answer."""
+    cities = iter(range(1000))
+    return FunctionChatModel(lambda m, t: act("get_weather", f"城{next(cities)}"))
+
+
 def test_with_fallbacks_falls_back_on_max_loops(run, weather, act):
-    never = FunctionChatModel(lambda m, t: act("get_weather", f"城{len(m)}"))
+    never = _never_answers(act)
     first = create_agent(never, [weather], max_loops=2, raise_on_failure=True)
     backup = create_agent(ScriptedChatModel([act("final", "备用")]), [weather])
     chain = first.with_fallbacks([backup], exceptions_to_handle=(AgentRunError,))
@@ -70,8 +77,7 @@ def test_with_fallbacks_falls_back_on_max_loops(run, weather, act):
 
 
 def test_per_run_limits_come_from_the_config(run, weather, act):
-    never = FunctionChatModel(lambda m, t: act("get_weather", f"城{len(m)}"))
-    agent = create_agent(never, [weather], max_loops=8)
+    agent = create_agent(_never_answers(act), [weather], max_loops=8)
     result = run(agent, "t", {"configurable": {"max_loops": 3}})
     assert result.stop_reason is StopReason.MAX_LOOPS and result.loops == 3
     assert "max_loops=3" in result.error.message
@@ -89,9 +95,11 @@ def test_per_run_max_errors_reaches_the_breaker(run, weather, act):
 
 
 def test_per_run_time_budget(run, weather, act):
+    cities = iter(range(1000))
+
     def slow(messages, tools):
         time.sleep(0.05)
-        return act("get_weather", f"城{len(messages)}")
+        return act("get_weather", f"城{next(cities)}")
 
     agent = create_agent(FunctionChatModel(slow), [weather], max_loops=50)
     result = run(agent, "t", {"configurable": {"time_budget": 0.12}})
@@ -164,13 +172,11 @@ def _check_tree(tracer: RunNames, loops: int) -> None:
     for _, stages in children:
         assert [s[0] for s in stages] == list(STAGE_NAMES)
         call_llm = dict(stages)["call_llm"]
-        assert [c[0] for c in call_llm] == ["FunctionChatModel"]
+        assert [c[0] for c in call_llm] == ["ScriptedChatModel"]
 
 
 def test_a_tracer_sees_loops_named_loop_n_with_the_stages(weather, act):
-    llm = FunctionChatModel(
-        lambda m, t: act("final", "ok") if len(m) > 2 else act("get_weather", "北京")
-    )
+    llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "ok")])
     tracer = RunNames()
     result = create_agent(llm, [weather]).invoke("t", {"callbacks": [tracer]})
     assert result.loops == 2
@@ -182,9 +188,7 @@ def test_a_tracer_sees_loops_named_loop_n_with_the_stages(weather, act):
 
 
 def test_a_tracer_sees_loops_named_loop_n_with_the_stages_async(weather, act):
-    llm = FunctionChatModel(
-        lambda m, t: act("final", "ok") if len(m) > 2 else act("get_weather", "北京")
-    )
+    llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "ok")])
     tracer = RunNames()
     result = asyncio.run(create_agent(llm, [weather]).ainvoke("t", {"callbacks": [tracer]}))
     _check_tree(tracer, 2)

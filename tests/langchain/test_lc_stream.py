@@ -126,7 +126,7 @@ def test_the_default_mode_is_unchanged_and_a_bad_mode_is_refused(stream, weather
 
 
 def test_raise_on_failure_raises_after_the_stream(stream, weather, act):
-    agent = create_agent(ScriptedChatModel(["x", "y"]), [weather], raise_on_failure=True)
+    agent = create_agent(ScriptedChatModel(["x", "x"]), [weather], raise_on_failure=True)
     with pytest.raises(AgentRunError) as raised:
         stream(agent, stream_mode="answer")
     assert raised.value.result.stop_reason == "max_errors"

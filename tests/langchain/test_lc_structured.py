@@ -69,7 +69,8 @@ def test_a_bad_answer_is_a_format_error_with_the_problem_for_the_model(run, weat
 
 
 def test_bad_answers_count_toward_max_errors(run, weather, act):
-    llm = ScriptedChatModel([act("final", "晴"), act("final", {"city": 1})])
+    # The same bad answer twice is the same failure twice: the breaker's max_errors=2.
+    llm = ScriptedChatModel([act("final", {"city": 1}), act("final", {"city": 1})])
     result = run(create_agent(llm, [weather], response_format=Weather, max_errors=2))
     assert result.stop_reason is StopReason.MAX_ERRORS and result.output is None
     assert [s.error_class for s in result.steps] == [ErrorClass.FORMAT, ErrorClass.FORMAT]
