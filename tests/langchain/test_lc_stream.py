@@ -137,11 +137,21 @@ def test_stopping_early_stops_the_run(weather):
     call = AIMessage(
         "先查一下", tool_calls=[{"name": "get_weather", "args": {"city": "北京"}, "id": "c"}]
     )
-    llm = ScriptedChatModel([call] * 5 + [AIMessage("完")], chunk_chars=1)
+    closed = threading.Event()
+
+    class Held(ScriptedChatModel):
+        def _stream(self, *args, **kwargs):  # holds the first reply until the reader is gone
+            for i, chunk in enumerate(super()._stream(*args, **kwargs)):
+                yield chunk
+                if i == 0 and len(self.calls) == 1:
+                    closed.wait(10)
+
+    llm = Held([call] * 5 + [AIMessage("完")], chunk_chars=1)
     agent = create_agent(llm, [weather], protocol="tool_calling", max_loops=10)
     iterator = agent.stream("t", stream_mode="answer")
     assert next(iterator) == "先"
     iterator.close()  # the run, on its own thread, stops before its next loop
+    closed.set()
     deadline = time.monotonic() + 5
     while any(t.name == "lcel-agent-run" for t in threading.enumerate()):
         assert time.monotonic() < deadline
