@@ -6,6 +6,7 @@ import asyncio
 import json
 import threading
 import time
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -14,6 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import tool
+from pydantic import Field
 
 from lcel_agent import AgentRunError, ConfigurationError, StepRecord, create_agent
 from lcel_agent.streaming import JsonAnswerReader
@@ -51,48 +53,43 @@ def test_tool_calling_protocol_streams_the_answer_text(stream, weather):
     assert "".join(pieces) == ANSWER and len(pieces) > 5
 
 
+class HeldModel(ScriptedChatModel):
+    """Stops a few chunks into its answer until ``release`` is set (or 10 s pass)."""
+
+    release: Any = None
+    released: list[bool] = Field(default_factory=list)
+
+    def _stream(self, *args, **kwargs):  # sync: on a worker thread under astream too
+        reply = self.replies[0]
+        halfway = (reply.index(ANSWER[0]) + 8) // 2  # a few chunks into the answer
+        for i, chunk in enumerate(super()._stream(*args, **kwargs)):
+            if i == halfway:
+                self.released.append(self.release.wait(10))
+            yield chunk
+
+
+def _held(act) -> HeldModel:
+    return HeldModel([act("final", ANSWER)], chunk_chars=2, release=threading.Event(), released=[])
+
+
 def test_pieces_arrive_before_the_model_is_done(weather, act):
     """Each piece is handed over while the model call is still running."""
-    release = threading.Event()
-    released_by_consumer: list[bool] = []
-    reply = act("final", ANSWER)
-    halfway = (reply.index(ANSWER[0]) + 8) // 2  # a few chunks into the answer
-
-    class Slow(ScriptedChatModel):
-        def _stream(self, *args, **kwargs):
-            for i, chunk in enumerate(super()._stream(*args, **kwargs)):
-                if i == halfway:
-                    released_by_consumer.append(release.wait(10))
-                yield chunk
-
-    agent = create_agent(Slow([reply], chunk_chars=2), [weather])
+    llm = _held(act)
     pieces = []
-    for piece in agent.stream("t", stream_mode="answer"):
+    for piece in create_agent(llm, [weather]).stream("t", stream_mode="answer"):
         pieces.append(piece)
-        release.set()  # the model is still held: this piece came while it was writing
-    assert released_by_consumer == [True]
+        llm.release.set()  # the model is still held: this piece came while it was writing
+    assert llm.released == [True]
     assert "".join(pieces) == ANSWER
 
 
 async def test_pieces_arrive_before_the_model_is_done_async(weather, act):
-    release = threading.Event()
-    released_by_consumer: list[bool] = []
-    reply = act("final", ANSWER)
-    halfway = (reply.index(ANSWER[0]) + 8) // 2
-
-    class Slow(ScriptedChatModel):
-        def _stream(self, *args, **kwargs):  # sync: runs on a worker thread under astream
-            for i, chunk in enumerate(super()._stream(*args, **kwargs)):
-                if i == halfway:
-                    released_by_consumer.append(release.wait(10))
-                yield chunk
-
-    agent = create_agent(Slow([reply], chunk_chars=2), [weather])
+    llm = _held(act)
     pieces = []
-    async for piece in agent.astream("t", stream_mode="answer"):
+    async for piece in create_agent(llm, [weather]).astream("t", stream_mode="answer"):
         pieces.append(piece)
-        release.set()
-    assert released_by_consumer == [True]
+        llm.release.set()
+    assert llm.released == [True]
     assert "".join(pieces) == ANSWER
 
 
