@@ -23,6 +23,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from ._redact import redact, register_secret
+from .batch import _cli as batch_cli
 from .errors import ConfigurationError
 from .state import AgentResult, StepRecord, StopReason
 
@@ -132,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{run,demo}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{run,demo,batch}")
     run = commands.add_parser(
         "run", help="run TASK on a real model (OPENAI_API_KEY, OPENAI_BASE_URL)",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -165,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seed of the noise and faults (default 15: a run that meets "
                       "and recovers from a format error)")  # fmt: skip
     _common(demo)
+    batch_cli.add_parser(commands)
     return parser
 
 
@@ -312,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exit_:  # --help, or a usage error already printed by argparse
         return int(exit_.code or 0)
     try:
+        if args.command == "batch":
+            return batch_cli.run(args)
         return _cmd_run(args) if args.command == "run" else _cmd_demo(args)
     except ConfigurationError as exc:
         print(f"lcel-agent: {redact(str(exc))}", file=sys.stderr)

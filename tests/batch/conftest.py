@@ -1,0 +1,156 @@
+"""Fixtures of the batch tests: the simulated server, and Ray on loopback.
+
+Ray stays on 127.0.0.0/8 and off the user's own Ray state: a private ``RAY_TMPDIR``,
+token auth off, the one-node mode that binds 127.0.0.1 (see NOTES "Ray on these
+machines"). The two-node cluster gives each node its own loopback address; its
+processes are started in their own sessions and stopped by process group, never by
+``ray stop`` (which would stop every Ray on the machine).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from batch_support import Recording
+
+from lcel_agent.testing.faults import Latency
+from lcel_agent.testing.server import SimulatedOpenAIServer
+
+pytest_plugins = ["lcel_agent.testing.fixtures"]
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture
+def model() -> Recording:
+    return Recording()
+
+
+@pytest.fixture
+def server(model: Recording) -> Iterator[SimulatedOpenAIServer]:
+    """The simulated OpenAI server playing :class:`Recording`, 20 ms per answer."""
+    with SimulatedOpenAIServer(model, latency=Latency(fixed=0.02)) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="session")
+def ray_env() -> Iterator[dict[str, str]]:
+    """The environment every Ray process of the tests gets (the driver's own included)."""
+    tmp = tempfile.mkdtemp(prefix="rayb", dir="/tmp")  # short: socket paths live under it
+    wanted = {
+        "RAY_TMPDIR": tmp,
+        "RAY_AUTH_MODE": "disabled",
+        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "PYTHONPATH": os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH")) if p),
+    }
+    saved = {name: os.environ.get(name) for name in wanted}
+    os.environ.update(wanted)
+    yield wanted
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def local_ray(ray_env: dict[str, str]) -> Iterator[None]:
+    """A local one-node Ray with two CPUs, shared by a test module."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             object_store_memory=100 * 2**20)  # fmt: skip
+    yield
+    ray.shutdown()
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+def _ray_cli() -> str:
+    return str(Path(sys.executable).with_name("ray"))
+
+
+class Cluster:
+    """Two Ray nodes on 127.0.0.2 (head) and 127.0.0.3, started by ``ray start``."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = {**os.environ, **env}
+        self.port = _free_port("127.0.0.2")
+        self.address = f"127.0.0.2:{self.port}"
+        self.groups: dict[str, int] = {}
+
+    def _start(self, name: str, *args: str) -> None:
+        common = ["--num-cpus=1", "--object-store-memory=100000000", "--disable-usage-stats"]
+        process = subprocess.Popen(
+            [_ray_cli(), "start", *args, *common],
+            env=self.env,
+            start_new_session=True,  # the node's processes stay in this new process group
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        # `ray start` exits once the node is up; the processes it started keep its pid as
+        # their process group, which is how the fixture stops exactly this node.
+        self.groups[name] = process.pid
+        output, _ = process.communicate(timeout=120)
+        if process.returncode != 0:
+            raise RuntimeError(f"ray start ({name}) failed:\n{output}")
+
+    def start(self) -> Cluster:
+        self._start("head", "--head", "--node-ip-address=127.0.0.2", f"--port={self.port}",
+                    "--include-dashboard=false")  # fmt: skip
+        self._start("node", f"--address={self.address}", "--node-ip-address=127.0.0.3")
+        return self
+
+    def stop(self, name: str | None = None) -> None:
+        """Stop one node (or all) by process group: TERM, then KILL what is left."""
+        groups = (
+            [self.groups.pop(name)] if name else [self.groups.pop(n) for n in list(self.groups)]
+        )
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for group in groups:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(group, sig)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and any(_alive(g) for g in groups):
+                time.sleep(0.1)
+
+
+def _alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(ray_env: dict[str, str]) -> Iterator[Cluster]:
+    """A two-node Ray cluster on loopback (one CPU each), connected to from this process."""
+    import ray
+
+    cluster = Cluster(ray_env)
+    try:
+        cluster.start()
+        ray.init(address=cluster.address, log_to_driver=False)
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.stop()
