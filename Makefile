@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PINNED_VENV ?= .venv-pinned
 PY := $(VENV)/bin/python
-EXTRAS := test,dev,cli,tokenizer,docs
+EXTRAS := test,dev,cli,tokenizer,docs,ray
 
 .PHONY: demo test lint typecheck docs pinned-test bench clean
 

@@ -116,19 +116,18 @@ class TaskFile:
 
     def _values(self) -> Iterator[tuple[int, Any]]:
         try:
-            handle = self.path.open(encoding="utf-8")
+            handle = self.path.open("rb")
         except OSError as exc:
-            raise BatchInputError(
-                f"cannot read the tasks file {self.path}: {exc.strerror}"
-            ) from None
+            raise BatchInputError(f"cannot read the tasks file {self.path}: {exc.strerror}") from None
         with handle:
-            number = 0
-            try:
-                for number, line in enumerate(handle, start=1):
-                    if line.strip():
-                        yield number, _parse(line, f"{self.path} line {number}")
-            except UnicodeDecodeError:
-                raise BatchInputError(f"{self.path} line {number + 1}: not UTF-8 text") from None
+            for number, raw in enumerate(handle, start=1):
+                where = f"{self.path} line {number}"
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise BatchInputError(f"{where}: not UTF-8 text") from None
+                if line.strip():
+                    yield number, _parse(line, where)
 
     def check(self) -> int:
         """Read every line; return the number of tasks or raise :class:`BatchInputError`."""

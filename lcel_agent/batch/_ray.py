@@ -172,7 +172,8 @@ class RayExecutor:
 
     # -- starting and stopping ----------------------------------------------------------
 
-    def _connect(self) -> None:
+    def connect(self) -> None:
+        """Connect to Ray (or start a local one); ``start`` does it when nobody did."""
         ray = self._ray = import_ray()
         if ray.is_initialized():
             return  # the caller connected (and chose runtime_env etc.) already
@@ -185,7 +186,7 @@ class RayExecutor:
         self._owns_ray = True
 
     async def start(self) -> None:
-        self._connect()  # in the main thread: ray.init sets signal handlers there
+        self.connect()
         ray = self._ray
         worker_cls, limiter_cls = _remote(ray)
         count = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))

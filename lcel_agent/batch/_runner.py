@@ -17,13 +17,13 @@ item again when its worker was lost. It alone writes ``out``: one line per id.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 import time
-from collections.abc import Iterable, Sized
+import threading
+from collections.abc import Coroutine, Iterable, Sized
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..errors import ConfigurationError
 from ._items import AgentFactory, Item, check_factory, iter_items
@@ -96,10 +96,10 @@ def _job(
                 "the local executor is one worker: use executor='ray' for more, "
                 "or max_in_flight for more runs at once"
             )
-    if executor == "ray" and importlib.util.find_spec("ray") is None:
-        raise BatchError(
-            "executor='ray' needs Ray, which is an optional extra: pip install 'lcel-agent[ray]'"
-        )
+    if executor == "ray":
+        from ._ray import import_ray
+
+        import_ray()  # a clear error naming the extra, before any file is touched
     return _Job(
         make_agent=make_agent,
         inputs=inputs,
@@ -113,6 +113,11 @@ def _job(
         progress=bool(progress),
         total=len(inputs) if isinstance(inputs, Sized) else None,
     )
+
+
+@runtime_checkable
+class _Connects(Protocol):
+    def connect(self) -> None: ...
 
 
 def _executor(job: _Job) -> Executor:
@@ -206,9 +211,8 @@ async def _drive(
         await asyncio.gather(*running, ticker, return_exceptions=True)
 
 
-async def _main(job: _Job, interrupted: list[BatchSummary]) -> BatchSummary:
+async def _main(job: _Job, executor: Executor, interrupted: list[BatchSummary]) -> BatchSummary:
     tally = Tally(out=str(job.out), total=job.total)
-    executor = _executor(job)
     with ResultStore(job.out) as store:
         tally.repaired = store.repaired
         display = make_display(job.progress, tally)
@@ -254,7 +258,7 @@ async def arun_batch(
     job = _job(
         make_agent, inputs, out, executor, address, workers, max_in_flight, rpm, tpm, progress
     )
-    return await _main(job, [])
+    return await _main(job, _executor(job), [])
 
 
 def run_batch(
@@ -299,19 +303,46 @@ def run_batch(
     job = _job(
         make_agent, inputs, out, executor, address, workers, max_in_flight, rpm, tpm, progress
     )
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        raise BatchError(
-            "run_batch was called inside a running event loop (a notebook?): "
-            "use `await arun_batch(...)` there"
-        )
+    runner = _executor(job)
+    if isinstance(runner, _Connects):
+        runner.connect()  # here, in the caller's (main) thread: Ray sets signal handlers
     interrupted: list[BatchSummary] = []
+    loop = _job_loop()
+    task = asyncio.run_coroutine_threadsafe(_start(_main(job, runner, interrupted)), loop).result()
+    ended = threading.Event()
+    loop.call_soon_threadsafe(task.add_done_callback, lambda _task: ended.set())
     try:
-        return asyncio.run(_main(job, interrupted))
+        ended.wait()
     except KeyboardInterrupt:
+        loop.call_soon_threadsafe(task.cancel)
+        ended.wait()  # the job writes what finished and stops its workers (a second ^C: now)
         if interrupted:
             raise BatchInterrupted(interrupted[0]) from None
         raise
+    return task.result()
+
+
+# --- the loop jobs run on ------------------------------------------------------------------
+
+_LOOP: list[asyncio.AbstractEventLoop] = []
+_LOOP_LOCK = threading.Lock()
+
+
+def _job_loop() -> asyncio.AbstractEventLoop:
+    """The event loop ``run_batch`` runs jobs on: one per process, on a daemon thread.
+
+    One loop for every job of the process, not one ``asyncio.run`` per job: model clients
+    keep pooled connections (langchain-openai caches its HTTP clients per endpoint), and
+    connections made on a loop that has since closed would leak into the next job. It
+    also lets ``run_batch`` be called where a loop already runs (a notebook).
+    """
+    with _LOOP_LOCK:
+        if not _LOOP:
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="lcel-agent-batch", daemon=True).start()
+            _LOOP.append(loop)
+        return _LOOP[0]
+
+
+async def _start(job: Coroutine[Any, Any, BatchSummary]) -> asyncio.Task[BatchSummary]:
+    return asyncio.ensure_future(job)

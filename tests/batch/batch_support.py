@@ -23,6 +23,8 @@ from pydantic import SecretStr
 
 from lcel_agent import create_agent
 from lcel_agent.testing.article import ADCODES, ARTICLE_TASK, ArticleTaskModel
+from lcel_agent.testing.server import completion_tokens, prompt_tokens
+from lcel_agent.tokens import default_exact_counter
 
 KEY = "sk-batch-test-5b1e9c07d2"
 CITY_OF = {code: city for city, code in ADCODES.items()}
@@ -96,35 +98,50 @@ def broken_agent() -> Any:
 
 
 class Recording(ArticleTaskModel):
-    """The article's model, noting when each request arrived and which task it was for."""
+    """The article's model, noting when each request arrived, for which task, and its tokens
+    (counted as the server counts them)."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.arrivals: list[tuple[float, int]] = []
+        self.tokens: list[tuple[float, int]] = []
         self._log = threading.Lock()
+        self._count = default_exact_counter()
 
     def __call__(self, messages: list[dict[str, Any]], tools: Any) -> Any:
+        now = time.monotonic()
         text = " ".join(str(m.get("content")) for m in messages if m.get("role") == "user")
         match = _MARK.search(text)
+        reply = super().__call__(messages, tools)
+        spent = prompt_tokens(messages, tools, self._count) + completion_tokens(reply, self._count)
         with self._log:
-            self.arrivals.append((time.monotonic(), int(match.group(1)) if match else -1))
-        return super().__call__(messages, tools)
+            self.arrivals.append((now, int(match.group(1)) if match else -1))
+            self.tokens.append((now, spent))
+        return reply
 
     def calls_per_task(self) -> Counter[int]:
         """Model calls per task number so far."""
         with self._log:
             return Counter(number for _, number in self.arrivals)
 
-    def max_in_window(self, window: float) -> int:
-        """The most requests that arrived within any ``window`` seconds."""
+    def max_in_window(self, window: float, *, tokens: bool = False) -> int:
+        """The most requests (or tokens) that arrived within any ``window`` seconds."""
         with self._log:
-            times = sorted(t for t, _ in self.arrivals)
-        most, first = 0, 0
-        for last, now in enumerate(times):
-            while now - times[first] >= window:
+            events = sorted(self.tokens) if tokens else sorted((t, 1) for t, _ in self.arrivals)
+        most = total = first = 0
+        for last, (now, weight) in enumerate(events):
+            total += weight
+            while now - events[first][0] >= window:
+                total -= events[first][1]
                 first += 1
-            most = max(most, last - first + 1)
+            most = max(most, total)
         return most
+
+    def forget(self) -> None:
+        """Clear the log (between two jobs of one test)."""
+        with self._log:
+            self.arrivals.clear()
+            self.tokens.clear()
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
