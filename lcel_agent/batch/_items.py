@@ -118,7 +118,9 @@ class TaskFile:
         try:
             handle = self.path.open("rb")
         except OSError as exc:
-            raise BatchInputError(f"cannot read the tasks file {self.path}: {exc.strerror}") from None
+            raise BatchInputError(
+                f"cannot read the tasks file {self.path}: {exc.strerror}"
+            ) from None
         with handle:
             for number, raw in enumerate(handle, start=1):
                 where = f"{self.path} line {number}"

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 import threading
+import time
 from collections.abc import Coroutine, Iterable, Sized
 from dataclasses import dataclass
 from pathlib import Path

@@ -129,7 +129,7 @@ class Recording(ArticleTaskModel):
         with self._log:
             events = sorted(self.tokens) if tokens else sorted((t, 1) for t, _ in self.arrivals)
         most = total = first = 0
-        for last, (now, weight) in enumerate(events):
+        for now, weight in events:
             total += weight
             while now - events[first][0] >= window:
                 total -= events[first][1]

@@ -7,12 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from lcel_agent.batch._items import Item, TaskFile, build_agent, item_of, iter_items
+from lcel_agent.batch._items import Item, TaskFile, build_agent, iter_items
 from lcel_agent.batch.errors import BatchInputError
 
 
 def test_strings_take_their_position_as_id_and_dicts_keep_theirs() -> None:
-    items = list(iter_items(["a", {"id": "x", "input": "b"}, {"input": "c"}, {"id": 7, "input": {"input": "d"}}]))
+    items = list(
+        iter_items(
+            ["a", {"id": "x", "input": "b"}, {"input": "c"}, {"id": 7, "input": {"input": "d"}}]
+        )
+    )
     assert items == [Item(0, "a"), Item("x", "b"), Item(2, "c"), Item(7, {"input": "d"})]
     assert [i.key for i in items] == ["0", '"x"', "2", "7"]
 
@@ -79,16 +83,19 @@ def test_task_file_counts_streams_and_checks_every_line_up_front(tmp_path: Path)
 
 
 def agent_factory() -> object:
+    from langchain_core.tools import tool
+
     from lcel_agent import create_agent
     from lcel_agent.testing import ScriptedChatModel
-    from langchain_core.tools import tool
 
     @tool
     def noop(x: str) -> str:
         """noop"""
         return x
 
-    return create_agent(ScriptedChatModel([json.dumps({"action": "final", "action_input": "ok"})]), [noop])
+    return create_agent(
+        ScriptedChatModel([json.dumps({"action": "final", "action_input": "ok"})]), [noop]
+    )
 
 
 def test_make_agent_as_a_callable_or_a_module_string() -> None:

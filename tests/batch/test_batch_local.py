@@ -269,7 +269,11 @@ def test_a_failed_limiter_is_a_job_error_not_a_result() -> None:
 def test_bad_arguments_are_refused_before_anything_runs(
     tmp_path: Path, options: dict[str, Any], error: type[Exception], message: str
 ) -> None:
-    arguments: dict[str, Any] = {"make_agent": broken_agent, "inputs": ["x"], "out": tmp_path / "r.jsonl"}
+    arguments: dict[str, Any] = {
+        "make_agent": broken_agent,
+        "inputs": ["x"],
+        "out": tmp_path / "r.jsonl",
+    }
     arguments.update(options)
     with pytest.raises(error, match=message):
         run_batch(arguments.pop("make_agent"), arguments.pop("inputs"), **arguments)

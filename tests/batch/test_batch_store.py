@@ -85,9 +85,8 @@ def test_a_damaged_line_before_the_last_is_refused_and_the_file_left_alone(
 
 def test_two_jobs_cannot_write_one_file(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
-    with ResultStore(path):
-        with pytest.raises(BatchStoreError, match="another batch job"):
-            ResultStore(path).open()
+    with ResultStore(path), pytest.raises(BatchStoreError, match="another batch job"):
+        ResultStore(path).open()
     with ResultStore(path):  # free again once the first job closed it
         pass
 
