@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -310,7 +311,13 @@ class RayExecutor:
             await wait_for_room(backlog, headroom(self.schedule))
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def _reason(exc: BaseException) -> str:
-    """A one-paragraph, redacted account of a Ray error (no remote traceback)."""
-    text = str(exc).strip().split("\n\n")[0]
+    """A one-line, redacted account of a Ray error: for a remote traceback, its last line
+    (the exception the worker raised), else the error's first line."""
+    lines = [line.strip() for line in _ANSI.sub("", str(exc)).splitlines() if line.strip()]
+    remote = any(line.startswith('File "') for line in lines)
+    text = (lines[-1] if remote else lines[0]) if lines else ""
     return redact(f"{type(exc).__name__}: {text}")[:800]

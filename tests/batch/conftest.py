@@ -51,7 +51,6 @@ def ray_env() -> Iterator[dict[str, str]]:
     wanted = {
         "RAY_TMPDIR": tmp,
         "RAY_AUTH_MODE": "disabled",
-        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
         "RAY_USAGE_STATS_ENABLED": "0",
         "PYTHONPATH": os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH")) if p),
     }
@@ -71,10 +70,19 @@ def local_ray(ray_env: dict[str, str]) -> Iterator[None]:
     """A local one-node Ray with two CPUs, shared by a test module."""
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             object_store_memory=100 * 2**20)  # fmt: skip
-    yield
-    ray.shutdown()
+    # One-node mode: Ray binds 127.0.0.1 instead of the machine's network address.
+    saved = os.environ.get("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 object_store_memory=100 * 2**20)  # fmt: skip
+        yield
+    finally:
+        ray.shutdown()
+        if saved is None:
+            os.environ.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)
+        else:
+            os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = saved
 
 
 def _free_port(host: str) -> int:
@@ -92,6 +100,8 @@ class Cluster:
 
     def __init__(self, env: dict[str, str]) -> None:
         self.env = {**os.environ, **env}
+        self.env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)  # multi-node: each node names
+        # its own loopback address instead
         self.port = _free_port("127.0.0.2")
         self.address = f"127.0.0.2:{self.port}"
         self.groups: dict[str, int] = {}

@@ -1,0 +1,61 @@
+"""The Ray executor on a two-node cluster on loopback, started and stopped by the fixture.
+
+The head runs on 127.0.0.2 and the second node on 127.0.0.3 (one CPU each); the job
+joins it as a driver, as ``address="auto"`` would on a real cluster's head.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from batch_support import Recording, ids_of, make_agent, read_lines, tasks
+from conftest import Cluster
+
+from lcel_agent.batch import BatchSummary, run_batch
+from lcel_agent.testing.server import SimulatedOpenAIServer
+
+pytestmark = pytest.mark.ray
+
+
+def test_a_job_on_a_two_node_cluster_runs_on_both_nodes(
+    ray_cluster: Cluster, server: SimulatedOpenAIServer, model: Recording, tmp_path: Path
+) -> None:
+    marks, out = tmp_path / "marks", tmp_path / "r.jsonl"
+    marks.mkdir()
+    make = functools.partial(make_agent, server.base_url, mark_dir=str(marks))
+    summary = run_batch(make, tasks(10), out=out, executor="ray", workers=2,
+                        max_in_flight=4, progress=False)  # fmt: skip
+
+    nodes = {p.read_text() for p in marks.iterdir()}
+    assert len(nodes) == 2 and "" not in nodes  # one worker on each node
+    assert sorted(ids_of(out)) == list(range(10))
+    assert all(line["result"]["stop_reason"] == "final" for line in read_lines(out))
+    assert summary.stop_reasons == {"final": 10}
+
+
+def test_a_node_lost_mid_job_loses_no_input(
+    ray_cluster: Cluster, server: SimulatedOpenAIServer, model: Recording, tmp_path: Path
+) -> None:
+    # Last in this module: it takes the second node down for good.
+    out = tmp_path / "r.jsonl"
+    make = functools.partial(make_agent, server.base_url)
+    finished: list[BatchSummary] = []
+    job = threading.Thread(target=lambda: finished.append(run_batch(
+        make, tasks(24), out=out, executor="ray", workers=2, max_in_flight=4, progress=False,
+    )))  # fmt: skip
+    job.start()
+    deadline = time.monotonic() + 60
+    while not (out.exists() and len(out.read_bytes().splitlines()) >= 4):
+        assert time.monotonic() < deadline and job.is_alive()
+        time.sleep(0.01)
+    ray_cluster.stop("node")  # every process of 127.0.0.3: its raylet and its worker
+    job.join(timeout=180)
+
+    assert finished, "the job did not finish"
+    assert sorted(ids_of(out)) == list(range(24))
+    assert all(line["result"]["stop_reason"] == "final" for line in read_lines(out))
+    assert finished[0].reruns >= 1 and finished[0].completed
