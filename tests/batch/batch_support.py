@@ -152,3 +152,8 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
 def ids_of(path: Path) -> list[Any]:
     """The ids in a results file, in file order."""
     return [line["id"] for line in read_lines(path)]
+
+
+def env_agent() -> Any:
+    """``make_agent`` for the command line: the server's URL comes from the environment."""
+    return make_agent(os.environ["BATCH_TEST_BASE_URL"])
