@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml
 $(PINNED_VENV)/.installed: pyproject.toml .ci/constraints-pinned.txt
 	$(PYTHON) -m venv $(PINNED_VENV)
 	$(PINNED_VENV)/bin/python -m pip install -q -U pip
-	$(PINNED_VENV)/bin/python -m pip install -q -c .ci/constraints-pinned.txt langchain -e '.[test]'
+	$(PINNED_VENV)/bin/python -m pip install -q -c .ci/constraints-pinned.txt langchain -e '.[test,ray]'
 	touch $@
 
 demo: $(VENV)/.installed  ## the article's task, offline, with a live trace

@@ -9,7 +9,7 @@
     print(summary)              # counts by stop reason, tokens, p50/p95 run time
 
 * :func:`run_batch` / :func:`arun_batch`: the job (``executor="local"`` or ``"ray"``).
-* :class:`BatchSummary`: how it went.
+* :class:`BatchSummary`: how it went; :class:`TaskFile`: a JSON Lines file of tasks, streamed.
 * :class:`RateLimiter`, :class:`RateLimitCallback`, :class:`AsyncRateLimitCallback`:
   the job's rate limit, usable on its own with any agent or chain.
 * :mod:`lcel_agent.batch.errors`: the job's exceptions.
@@ -32,6 +32,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
+    from ._items import TaskFile
     from ._limiter import AsyncRateLimitCallback, RateLimitCallback, RateLimiter
     from ._runner import arun_batch, run_batch
     from ._summary import BatchSummary
@@ -46,6 +47,7 @@ __all__ = [
     "BatchSummary",
     "RateLimitCallback",
     "RateLimiter",
+    "TaskFile",
     "arun_batch",
     "run_batch",
 ]
@@ -55,6 +57,7 @@ _LAZY = {
     "RateLimitCallback": "._limiter",
     "RateLimiter": "._limiter",
     "BatchSummary": "._summary",
+    "TaskFile": "._items",
     "arun_batch": "._runner",
     "run_batch": "._runner",
 }
