@@ -178,12 +178,16 @@ class RayExecutor:
         ray = self._ray = import_ray()
         if ray.is_initialized():
             return  # the caller connected (and chose runtime_env etc.) already
-        ray.init(
-            address=self.address,
-            include_dashboard=False,
-            log_to_driver=False,
-            logging_level=logging.WARNING,
-        )
+        try:
+            ray.init(
+                address=self.address,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.WARNING,
+            )
+        except Exception as exc:  # no cluster there, a version mismatch, auth ...
+            where = f"the Ray cluster at {self.address!r}" if self.address else "a local Ray"
+            raise BatchError(redact(f"cannot start or join {where}: {exc}")) from None
         self._owns_ray = True
 
     async def start(self) -> None:

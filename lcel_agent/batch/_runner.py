@@ -213,24 +213,24 @@ async def _drive(
 
 async def _main(job: _Job, executor: Executor, interrupted: list[BatchSummary]) -> BatchSummary:
     tally = Tally(out=str(job.out), total=job.total)
-    with ResultStore(job.out) as store:
-        tally.repaired = store.repaired
-        display = make_display(job.progress, tally)
-        try:
-            await executor.start()
-            tally.running_since = time.monotonic()
-            await _drive(job, executor, store, tally, display)
-        except asyncio.CancelledError:
-            interrupted.append(tally.summary(completed=False))
-            raise
-        except BatchError as exc:
-            exc.summary = tally.summary(completed=False)
-            raise
-        finally:
+    try:
+        with ResultStore(job.out) as store:
+            tally.repaired = store.repaired
+            display = make_display(job.progress, tally)
             try:
-                await executor.close()
+                await executor.start()
+                tally.running_since = time.monotonic()
+                await _drive(job, executor, store, tally, display)
+            except asyncio.CancelledError:
+                interrupted.append(tally.summary(completed=False))
+                raise
+            except BatchError as exc:
+                exc.summary = tally.summary(completed=False)
+                raise
             finally:
                 display.close(tally)
+    finally:
+        await executor.close()  # also when out could not be opened: Ray may be up already
     return tally.summary(completed=True)
 
 

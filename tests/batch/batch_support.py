@@ -157,3 +157,35 @@ def ids_of(path: Path) -> list[Any]:
 def env_agent() -> Any:
     """``make_agent`` for the command line: the server's URL comes from the environment."""
     return make_agent(os.environ["BATCH_TEST_BASE_URL"])
+
+
+class LostLimiter:
+    """Permits whose limiter is gone: every reservation fails (a dead limiter actor)."""
+
+    def reserve(self, tokens: int) -> float:
+        raise ConnectionError("the limiter actor is gone")
+
+    async def areserve(self, tokens: int) -> float:
+        raise ConnectionError("the limiter actor is gone")
+
+    def settle(self, reserved: int, actual: int) -> None:
+        pass
+
+    async def abacklog(self) -> float:
+        return 0.0
+
+
+def wait_for_lines(path: Path, lines: int, alive: Any = lambda: True, timeout: float = 60) -> None:
+    """Wait until ``path`` holds ``lines`` lines, while ``alive()`` says the job still runs."""
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and len(path.read_bytes().splitlines()) >= lines):
+        assert time.monotonic() < deadline and alive(), f"{path} never reached {lines} lines"
+        time.sleep(0.01)
+
+
+def in_background(job: Any) -> tuple[threading.Thread, list[Any]]:
+    """Start ``job()`` on a thread; its return value lands in the list."""
+    results: list[Any] = []
+    thread = threading.Thread(target=lambda: results.append(job()), daemon=True)
+    thread.start()
+    return thread, results

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from batch_support import KEY, ids_of, read_lines, task
+from batch_support import KEY, ids_of, read_lines, task, wait_for_lines
 
 from lcel_agent.testing.server import SimulatedOpenAIServer
 from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer
@@ -82,10 +82,7 @@ def test_ctrl_c_exits_130_with_the_finished_runs_written_and_the_same_command_re
     tasks, out = write_tasks(tmp_path / "tasks.jsonl", 20), tmp_path / "results.jsonl"
     args = (str(tasks), "--out", str(out), "--max-in-flight", "2", "--no-progress")
     run = batch(*args, env=env)
-    deadline = time.monotonic() + 60
-    while not (out.exists() and len(out.read_bytes().splitlines()) >= 3):
-        assert time.monotonic() < deadline and run.poll() is None
-        time.sleep(0.01)
+    wait_for_lines(out, 3, lambda: run.poll() is None)
     run.send_signal(signal.SIGINT)
     stdout, stderr = run.communicate(timeout=60)
     assert run.returncode == 130

@@ -7,15 +7,21 @@ joins it as a driver, as ``address="auto"`` would on a real cluster's head.
 from __future__ import annotations
 
 import functools
-import threading
-import time
 from pathlib import Path
 
 import pytest
-from batch_support import Recording, ids_of, make_agent, read_lines, tasks
+from batch_support import (
+    Recording,
+    ids_of,
+    in_background,
+    make_agent,
+    read_lines,
+    tasks,
+    wait_for_lines,
+)
 from conftest import Cluster
 
-from lcel_agent.batch import BatchSummary, run_batch
+from lcel_agent.batch import run_batch
 from lcel_agent.testing.server import SimulatedOpenAIServer
 
 pytestmark = pytest.mark.ray
@@ -43,15 +49,10 @@ def test_a_node_lost_mid_job_loses_no_input(
     # Last in this module: it takes the second node down for good.
     out = tmp_path / "r.jsonl"
     make = functools.partial(make_agent, server.base_url)
-    finished: list[BatchSummary] = []
-    job = threading.Thread(target=lambda: finished.append(run_batch(
+    job, finished = in_background(lambda: run_batch(
         make, tasks(24), out=out, executor="ray", workers=2, max_in_flight=4, progress=False,
-    )))  # fmt: skip
-    job.start()
-    deadline = time.monotonic() + 60
-    while not (out.exists() and len(out.read_bytes().splitlines()) >= 4):
-        assert time.monotonic() < deadline and job.is_alive()
-        time.sleep(0.01)
+    ))  # fmt: skip
+    wait_for_lines(out, 4, job.is_alive)
     ray_cluster.stop("node")  # every process of 127.0.0.3: its raylet and its worker
     job.join(timeout=180)
 

@@ -6,6 +6,7 @@ import asyncio
 import time
 
 import pytest
+from batch_support import LostLimiter
 from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage
@@ -139,24 +140,11 @@ def test_the_token_count_the_model_reported_is_settled_with_the_limiter(kind: st
 
 
 def test_a_limiter_that_fails_stops_the_call_and_is_remembered() -> None:
-    class Broken:
-        def reserve(self, tokens: int) -> float:
-            raise ConnectionError("limiter actor lost")
-
-        async def areserve(self, tokens: int) -> float:
-            raise ConnectionError("limiter actor lost")
-
-        def settle(self, reserved: int, actual: int) -> None:
-            pass
-
-        async def abacklog(self) -> float:
-            return 0.0
-
-    handler = RateLimitCallback(Broken())
+    handler = RateLimitCallback(LostLimiter())
     with pytest.raises(ConnectionError):
         stamping_model([]).invoke([HumanMessage("hi")], {"callbacks": [handler]})
     assert isinstance(handler.ledger.failure, ConnectionError)
-    twin = AsyncRateLimitCallback(Broken())
+    twin = AsyncRateLimitCallback(LostLimiter())
     with pytest.raises(ConnectionError):
         asyncio.run(stamping_model([]).ainvoke([HumanMessage("hi")], {"callbacks": [twin]}))
     assert isinstance(twin.ledger.failure, ConnectionError)

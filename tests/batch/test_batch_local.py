@@ -13,12 +13,23 @@ import os
 import signal
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_support import KEY, Recording, broken_agent, ids_of, make_agent, read_lines, task, tasks
+from batch_support import (
+    KEY,
+    LostLimiter,
+    Recording,
+    broken_agent,
+    ids_of,
+    in_background,
+    make_agent,
+    read_lines,
+    task,
+    tasks,
+    wait_for_lines,
+)
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 
@@ -88,16 +99,7 @@ def test_every_input_gets_exactly_one_line_with_its_result(
 
 
 def _interrupt_when(path: Path, lines: int, stop: Any) -> threading.Thread:
-    def watch() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if path.exists() and len(path.read_bytes().splitlines()) >= lines:
-                stop()
-                return
-            time.sleep(0.01)
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
+    thread, _ = in_background(lambda: (wait_for_lines(path, lines), stop()))
     return thread
 
 
@@ -230,19 +232,6 @@ def test_a_run_that_raises_stops_the_job_naming_its_id(tmp_path: Path) -> None:
 
 
 def test_a_failed_limiter_is_a_job_error_not_a_result() -> None:
-    class Lost:
-        def reserve(self, tokens: int) -> float:
-            raise ConnectionError("the limiter actor is gone")
-
-        async def areserve(self, tokens: int) -> float:
-            raise ConnectionError("the limiter actor is gone")
-
-        def settle(self, reserved: int, actual: int) -> None:
-            pass
-
-        async def abacklog(self) -> float:
-            return 0.0
-
     @tool
     def noop(x: str) -> str:
         """noop"""
@@ -250,7 +239,7 @@ def test_a_failed_limiter_is_a_job_error_not_a_result() -> None:
 
     agent = create_agent(FunctionChatModel(lambda m, t: AIMessage("{}")), [noop], llm_retries=1)
     with pytest.raises(BatchRunError, match="the rate limiter failed: ConnectionError"):
-        asyncio.run(run_item(agent, Item(1, "task"), [RateLimitCallback(Lost())]))
+        asyncio.run(run_item(agent, Item(1, "task"), [RateLimitCallback(LostLimiter())]))
 
 
 @pytest.mark.parametrize(

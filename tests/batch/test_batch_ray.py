@@ -9,14 +9,20 @@ from __future__ import annotations
 import functools
 import os
 import signal
-import threading
-import time
 from pathlib import Path
 
 import pytest
-from batch_support import Recording, ids_of, make_agent, read_lines, tasks
+from batch_support import (
+    Recording,
+    ids_of,
+    in_background,
+    make_agent,
+    read_lines,
+    tasks,
+    wait_for_lines,
+)
 
-from lcel_agent.batch import BatchSummary, run_batch
+from lcel_agent.batch import run_batch
 from lcel_agent.testing.server import SimulatedOpenAIServer
 
 pytestmark = [pytest.mark.ray, pytest.mark.usefixtures("local_ray")]
@@ -55,15 +61,10 @@ def test_a_worker_killed_mid_job_leaves_exactly_one_line_per_input(
     marks, out = tmp_path / "marks", tmp_path / "r.jsonl"
     marks.mkdir()
     make = functools.partial(make_agent, server.base_url, mark_dir=str(marks))
-    finished: list[BatchSummary] = []
-    job = threading.Thread(target=lambda: finished.append(run_batch(
+    job, finished = in_background(lambda: run_batch(
         make, tasks(30), out=out, executor="ray", workers=2, max_in_flight=4, progress=False,
-    )))  # fmt: skip
-    job.start()
-    deadline = time.monotonic() + 60
-    while not (out.exists() and len(out.read_bytes().splitlines()) >= 6):
-        assert time.monotonic() < deadline and job.is_alive()
-        time.sleep(0.01)
+    ))  # fmt: skip
+    wait_for_lines(out, 6, job.is_alive)
     victim = int(sorted(marks.iterdir())[0].name)
     os.kill(victim, signal.SIGKILL)  # the worker process dies with runs in flight
     job.join(timeout=120)
