@@ -19,7 +19,7 @@ from batch_support import (
     tasks,
     wait_for_lines,
 )
-from conftest import Cluster
+from ray_support import Cluster
 
 from lcel_agent.batch import run_batch
 from lcel_agent.testing.server import SimulatedOpenAIServer
