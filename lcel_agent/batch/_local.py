@@ -18,7 +18,7 @@ from langchain_core.callbacks.base import BaseCallbackHandler
 from ..errors import ConfigurationError
 from ._items import AgentFactory, Item, build_agent
 from ._limiter import AsyncRateLimitCallback, RateLimiter, RateSchedule
-from ._work import Finished, run_item
+from ._work import Finished, release, run_item
 
 __all__ = [
     "Executor",
@@ -131,4 +131,6 @@ class LocalExecutor:
             await wait_for_room(self.limiter.abacklog, headroom(self.limiter.schedule))
 
     async def close(self) -> None:
+        if self._agent is not None:
+            await release(self._agent)
         self._agent = None

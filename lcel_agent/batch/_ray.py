@@ -8,8 +8,9 @@ Ray; the driver runs its in-flight items again on the workers that are still up,
 sends work to the restarted one only once it answers again.
 
 The workers ask for no CPU slot (they wait on the network, not on the CPU, and a worker
-that needs a slot could wait forever for one on a full cluster) and are spread over the
-nodes. ``address=None`` starts a local Ray unless this process is connected already;
+that needs a slot could wait forever for one on a full cluster) and are dealt round the
+nodes that offer CPUs, each preferring its node: a worker whose node is lost restarts
+on another. ``address=None`` starts a local Ray unless this process is connected already;
 ``"auto"`` or ``"ray://host:10001"`` joins a running cluster, whose nodes must have
 lcel-agent, the agent's code and its environment (API keys) themselves: the job ships
 none of them.
@@ -144,6 +145,20 @@ class _Slot:
     probe: asyncio.Task[None] | None = field(default=None, repr=False)
 
 
+def _worker_nodes(ray: Any) -> list[str]:
+    """The live nodes that offer CPUs (a head kept free of work offers none), head first."""
+    alive = [n for n in ray.nodes() if n.get("Alive")]
+    with_cpus = [n for n in alive if n.get("Resources", {}).get("CPU", 0) > 0]
+    return [str(n["NodeID"]) for n in (with_cpus or alive)]
+
+
+def _on_node(ray: Any, node: str) -> Any:
+    """Prefer ``node``, but let Ray place (or restart) the worker elsewhere if it is gone."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    return NodeAffinitySchedulingStrategy(node_id=node, soft=True)
+
+
 class RayExecutor:
     """Runs items on Ray actors (see the module docstring)."""
 
@@ -180,7 +195,8 @@ class RayExecutor:
             return  # the caller connected (and chose runtime_env etc.) already
         try:
             ray.init(
-                address=self.address,
+                # None means a new local Ray, not whichever cluster Ray would find on its own
+                address=self.address or "local",
                 include_dashboard=False,
                 log_to_driver=False,
                 logging_level=logging.WARNING,
@@ -199,15 +215,15 @@ class RayExecutor:
             self._limiter = limiter_cls.options(
                 num_cpus=0, max_restarts=-1, max_task_retries=-1
             ).remote(self.schedule.rpm, self.schedule.tpm)
-        options = {
-            "num_cpus": 0,
-            "max_concurrency": self.max_in_flight,
-            "max_restarts": -1,
-            "scheduling_strategy": "SPREAD",
-        }
+        options = {"num_cpus": 0, "max_concurrency": self.max_in_flight, "max_restarts": -1}
+        nodes = _worker_nodes(ray)
         self._pool = [
-            _Slot(worker_cls.options(**options).remote(self.make_agent, self._limiter))
-            for _ in range(count)
+            _Slot(
+                worker_cls.options(
+                    **options, scheduling_strategy=_on_node(ray, nodes[i % len(nodes)])
+                ).remote(self.make_agent, self._limiter)
+            )
+            for i in range(count)
         ]
         self.slots = count * self.max_in_flight
         try:

@@ -16,7 +16,7 @@ from ._items import Item
 from ._limiter import AsyncRateLimitCallback, RateLimitCallback
 from .errors import BatchRunError
 
-__all__ = ["Finished", "finished", "run_item"]
+__all__ = ["Finished", "finished", "release", "run_item"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,3 +82,40 @@ async def run_item(agent: Any, item: Item, callbacks: Sequence[BaseCallbackHandl
             redact(f"the rate limiter failed: {type(limiter_failure).__name__}: {limiter_failure}")
         )
     return finished(item, result)
+
+
+def _models(agent: Any) -> list[Any]:
+    """The chat models inside an lcel_agent agent (through bindings and fallbacks)."""
+    found: dict[int, Any] = {}
+    stack = [getattr(stage, name, None) for stage in getattr(agent, "stages", {}).values()
+             for name in ("llm", "final_llm")]  # fmt: skip
+    while stack:
+        model = stack.pop()
+        if model is None or id(model) in found:
+            continue
+        found[id(model)] = model
+        stack += [getattr(model, "bound", None), getattr(model, "runnable", None)]
+        stack += list(getattr(model, "fallbacks", None) or ())
+    return list(found.values())
+
+
+async def release(agent: Any) -> None:
+    """Close the HTTP connections the job's agent opened, where they are the agent's own.
+
+    A model client left open holds sockets bound to the job's event loop, which leak
+    (ResourceWarning) when the agent is dropped. Clients the user passed in
+    (``http_async_client``) are theirs to close, and langchain-openai's default client,
+    shared by every ChatOpenAI of an endpoint in the process, is left alone.
+    """
+    for model in _models(agent):
+        client = getattr(model, "root_async_client", None)
+        if client is None or getattr(model, "http_async_client", None) is not None:
+            continue
+        if type(getattr(client, "_client", None)).__module__.startswith("langchain_openai"):
+            continue
+        try:
+            await client.close()
+        except (
+            Exception
+        ):  # closing is a courtesy: a client that cannot close is not the job's failure
+            continue

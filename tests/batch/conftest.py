@@ -67,7 +67,7 @@ def local_ray(ray_env: dict[str, str]) -> Iterator[None]:
     saved = os.environ.get("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
                  object_store_memory=100 * 2**20)  # fmt: skip
         yield
     finally:
@@ -80,14 +80,11 @@ def local_ray(ray_env: dict[str, str]) -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def ray_cluster(ray_env: dict[str, str]) -> Iterator[Cluster]:
-    """A two-node Ray cluster on loopback (one CPU each), connected to from this process."""
-    import ray
-
-    cluster = Cluster(ray_env)
+    """A two-node Ray cluster on loopback (one CPU each); jobs join it by its address."""
+    own = Path(ray_env["RAY_TMPDIR"]) / "cluster"  # apart from the local Ray's files
+    own.mkdir(exist_ok=True)
+    cluster = Cluster(ray_env | {"RAY_TMPDIR": str(own)})
     try:
-        cluster.start()
-        ray.init(address=cluster.address, log_to_driver=False)
-        yield cluster
+        yield cluster.start()
     finally:
-        ray.shutdown()
         cluster.stop()
