@@ -36,20 +36,27 @@ class Cluster:
 
     def _start(self, name: str, *args: str) -> None:
         common = ["--num-cpus=1", "--object-store-memory=100000000", "--disable-usage-stats"]
-        process = subprocess.Popen(
-            [_ray_cli(), "start", *args, *common],
-            env=self.env,
-            start_new_session=True,  # the node's processes stay in this new process group
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+        # A file, not a pipe: the daemons `ray start` leaves behind would hold a pipe open.
+        log = Path(self.env["RAY_TMPDIR"]) / f"ray-start-{name}.log"
+        with log.open("w") as output:
+            process = subprocess.Popen(
+                [_ray_cli(), "start", *args, *common],
+                env=self.env,
+                start_new_session=True,  # the node's processes stay in this new process group
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
         # `ray start` exits once the node is up; the processes it started keep its pid as
         # their process group, which is how the fixture stops exactly this node.
         self.groups[name] = process.pid
-        output, _ = process.communicate(timeout=120)
+        try:
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.stop(name)
+            process.wait()
+            raise RuntimeError(f"ray start ({name}) did not finish:\n{log.read_text()}") from None
         if process.returncode != 0:
-            raise RuntimeError(f"ray start ({name}) failed:\n{output}")
+            raise RuntimeError(f"ray start ({name}) failed:\n{log.read_text()}")
 
     def start(self) -> Cluster:
         self._start("head", "--head", "--node-ip-address=127.0.0.2", f"--port={self.port}",

@@ -59,14 +59,14 @@ def test_a_node_lost_mid_job_loses_no_input(
     out = tmp_path / "r.jsonl"
     make = functools.partial(make_agent, server.base_url)
     job, finished = in_background(lambda: run_batch(
-        make, tasks(24), out=out, executor="ray", address=ray_cluster.address, workers=2,
-        max_in_flight=4, progress=False,
+        make, tasks(40), out=out, executor="ray", address=ray_cluster.address, workers=2,
+        max_in_flight=2, progress=False,
     ))  # fmt: skip
     wait_for_lines(out, 4, job.is_alive)
     ray_cluster.stop("node")  # every process of 127.0.0.3: its raylet and its worker
     job.join(timeout=180)
 
     assert finished, "the job did not finish"
-    assert sorted(ids_of(out)) == list(range(24))
+    assert sorted(ids_of(out)) == list(range(40))
     assert all(line["result"]["stop_reason"] == "final" for line in read_lines(out))
     assert finished[0].reruns >= 1 and finished[0].completed

@@ -114,14 +114,18 @@ def test_sync_callback_holds_each_model_call_until_its_turn() -> None:
     assert all(s - begun >= k * 60 / RPM - 1e-3 for k, s in enumerate(sorted(starts)))
 
 
-async def test_async_callback_holds_concurrent_model_calls_until_their_turns() -> None:
+def test_async_callback_holds_concurrent_model_calls_until_their_turns() -> None:
     starts: list[float] = []
     model, limiter = stamping_model(starts), RateLimiter(rpm=RPM)
     handler = AsyncRateLimitCallback(limiter)
+
+    async def calls() -> None:
+        await asyncio.gather(
+            *(model.ainvoke([HumanMessage("hi")], {"callbacks": [handler]}) for _ in range(CALLS))
+        )
+
     begun = time.monotonic()
-    await asyncio.gather(
-        *(model.ainvoke([HumanMessage("hi")], {"callbacks": [handler]}) for _ in range(CALLS))
-    )
+    asyncio.run(calls())
     assert len(starts) == CALLS
     assert all(s - begun >= k * 60 / RPM - 1e-3 for k, s in enumerate(sorted(starts)))
 
