@@ -3,23 +3,28 @@ PYTHON ?= python3
 VENV ?= .venv
 PINNED_VENV ?= .venv-pinned
 PY := $(VENV)/bin/python
-EXTRAS := test,dev,cli,tokenizer,docs,ray
+EXTRAS := test,dev,cli,tokenizer,docs,browser,ray
 
-.PHONY: demo test lint typecheck docs pinned-test bench clean
+.PHONY: demo test lint typecheck docs pinned-test bench screenshots clean
 
+# The first target on a fresh clone spends a minute or two here: say so, or it looks hung.
 $(VENV)/.installed: pyproject.toml
+	@echo "Setting up $(VENV) (first run only, about 2 minutes): lcel_agent and its extras $(EXTRAS) from PyPI..."
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -U pip
 	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
 	touch $@
+	@echo "$(VENV) is ready."
 
 # Ray resolves beside the article's stack (ray 2.60 with langchain 0.3.7) and adds about
 # 20 s here, so the batch runner's Ray tests run on both stacks.
 $(PINNED_VENV)/.installed: pyproject.toml .ci/constraints-pinned.txt
+	@echo "Setting up $(PINNED_VENV) (first run only, about 2 minutes): the article's stack, langchain 0.3.7..."
 	$(PYTHON) -m venv $(PINNED_VENV)
 	$(PINNED_VENV)/bin/python -m pip install -q -U pip
 	$(PINNED_VENV)/bin/python -m pip install -q -c .ci/constraints-pinned.txt langchain -e '.[test,ray]'
 	touch $@
+	@echo "$(PINNED_VENV) is ready."
 
 demo: $(VENV)/.installed  ## the article's task, offline, with a live trace
 	$(VENV)/bin/lcel-agent demo
@@ -31,14 +36,18 @@ pinned-test: $(PINNED_VENV)/.installed  ## the test suite on the article's stack
 	$(PINNED_VENV)/bin/python -m pytest -q
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check lcel_agent tests benchmarks
-	$(VENV)/bin/ruff format --check lcel_agent tests benchmarks
+	$(VENV)/bin/ruff check lcel_agent tests benchmarks docs_hooks
+	$(VENV)/bin/ruff format --check lcel_agent tests benchmarks docs_hooks
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy lcel_agent
 
+# NO_MKDOCS_2_WARNING: mkdocs-material otherwise prints a banner, raw colour codes and all.
 docs: $(VENV)/.installed
-	$(VENV)/bin/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
+screenshots: $(VENV)/.installed  ## refresh docs/img/report-*.png (needs Debian's chromium)
+	LCEL_AGENT_SCREENSHOTS=docs/img $(PY) -m pytest -q tests/report/test_report_browser.py
 
 bench: $(VENV)/.installed
 	$(VENV)/bin/python -m pip install -q -e '.[bench]'

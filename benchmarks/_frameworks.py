@@ -1,8 +1,9 @@
 """Adapters: build each framework's agent on a chat model and run one task the same way.
 
-Every adapter is ``build(llm, tools) -> run`` where ``run(task) -> Outcome``. An adapter
-whose framework is not installed raises :class:`Unavailable` from ``build``, and the
-runner prints a row saying so instead of failing.
+Every adapter is ``build(llm, tools, max_loops=15) -> run`` where ``run(task) -> Outcome``;
+``max_loops`` is the most model calls a run may make, mapped to each framework's own
+limit. An adapter whose framework is not installed raises :class:`Unavailable` from
+``build``, and the runner prints a row saying so instead of failing.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.tools import BaseTool
 
 from lcel_agent import SlidingWindowMemory, create_agent
+from lcel_agent.memory import SummaryCompactor
 
 #: A standard ReAct prompt (the shape of the well-known hub prompt), written out here.
 REACT_PROMPT = """Answer the following questions as best you can. You have access to the following tools:
@@ -54,7 +56,14 @@ class Outcome:
 
 
 Run = Callable[[str], Outcome]
-Build = Callable[[BaseChatModel, Sequence[BaseTool]], Run]
+
+
+class Build(Protocol):
+    """Builds one framework's agent on a chat model and tools."""
+
+    def __call__(
+        self, llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: int = 15
+    ) -> Run: ...
 
 
 def _have(module: str) -> bool:
@@ -64,16 +73,22 @@ def _have(module: str) -> bool:
         return False
 
 
-def lcel(protocol: str = "json", max_errors: int = 2, **options: Any) -> Build:
-    """lcel_agent with the given protocol and breaker; ``max_loops`` 15 like the others."""
+def lcel(
+    protocol: str = "json",
+    max_errors: int = 2,
+    memory: Callable[[BaseChatModel], SlidingWindowMemory] | None = None,
+    **options: Any,
+) -> Build:
+    """lcel_agent with the given protocol, breaker and memory (default: the defaults)."""
 
-    def build(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
+    def build(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: int = 15) -> Run:
         agent = create_agent(
             llm,
             tools,
             protocol=protocol,  # type: ignore[arg-type]
             max_errors=max_errors,
-            max_loops=15,
+            max_loops=max_loops,
+            memory=memory(llm) if memory is not None else None,
             **options,
         )
 
@@ -86,7 +101,7 @@ def lcel(protocol: str = "json", max_errors: int = 2, **options: Any) -> Build:
     return build
 
 
-def classic_executor(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
+def classic_executor(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: int = 15) -> Run:
     """LangChain classic: create_react_agent + AgentExecutor, parsing errors handled."""
     if not _have("langchain_classic"):
         raise Unavailable("langchain-classic is not installed")
@@ -95,7 +110,7 @@ def classic_executor(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
 
     agent = create_react_agent(llm, list(tools), PromptTemplate.from_template(REACT_PROMPT))
     executor = AgentExecutor(
-        agent=agent, tools=list(tools), handle_parsing_errors=True, max_iterations=15
+        agent=agent, tools=list(tools), handle_parsing_errors=True, max_iterations=max_loops
     )
 
     def run(task: str) -> Outcome:
@@ -120,8 +135,8 @@ def _last_text(messages: list[BaseMessage]) -> tuple[str | None, str]:
     return None, "call_limit"
 
 
-def langchain_v1(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
-    """LangChain 1.x ``create_agent`` with ModelCallLimitMiddleware(run_limit=15).
+def langchain_v1(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: int = 15) -> Run:
+    """LangChain 1.x ``create_agent`` with ModelCallLimitMiddleware(run_limit=max_loops).
 
     The graph's recursion limit is set high (200) so the middleware, not the graph's
     step count, is what ends a long run.
@@ -131,7 +146,8 @@ def langchain_v1(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
         from langchain.agents.middleware import ModelCallLimitMiddleware
     except ImportError as exc:
         raise Unavailable(f"langchain 1.x create_agent/ModelCallLimitMiddleware: {exc}") from None
-    graph = lc_create_agent(llm, list(tools), middleware=[ModelCallLimitMiddleware(run_limit=15)])
+    limit = ModelCallLimitMiddleware(run_limit=max_loops)
+    graph = lc_create_agent(llm, list(tools), middleware=[limit])
 
     def run(task: str) -> Outcome:
         try:
@@ -144,8 +160,8 @@ def langchain_v1(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
     return run
 
 
-def langgraph_prebuilt(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
-    """LangGraph's prebuilt ``create_react_agent``; recursion_limit 31 = 15 model calls."""
+def langgraph_prebuilt(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: int = 15) -> Run:
+    """LangGraph's prebuilt ``create_react_agent``; recursion_limit 2n+1 = n model calls."""
     if not _have("langgraph"):
         raise Unavailable("langgraph is not installed")
     import warnings
@@ -158,7 +174,8 @@ def langgraph_prebuilt(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
 
     def run(task: str) -> Outcome:
         try:
-            state = graph.invoke({"messages": [("user", task)]}, {"recursion_limit": 31})
+            config = {"recursion_limit": 2 * max_loops + 1}
+            state = graph.invoke({"messages": [("user", task)]}, config)
         except Exception as exc:
             name = type(exc).__name__
             return Outcome(None, "recursion_limit" if name == "GraphRecursionError" else name)
@@ -168,19 +185,21 @@ def langgraph_prebuilt(llm: BaseChatModel, tools: Sequence[BaseTool]) -> Run:
     return run
 
 
-#: The task table's rows: (label, builder).
+#: The task table's rows: (label, builder). The first is lcel_agent as it comes.
 FRAMEWORKS: list[tuple[str, Build]] = [
-    ("lcel_agent json max_errors=2", lcel("json", 2)),
-    ("lcel_agent json max_errors=3", lcel("json", 3)),
-    ("lcel_agent json max_errors=5", lcel("json", 5)),
+    ("lcel_agent (defaults: json, max_errors=2, 800-token window)", lcel("json", 2)),
+    ("lcel_agent max_errors=3", lcel("json", 3)),
+    ("lcel_agent max_errors=5", lcel("json", 5)),
     ("lcel_agent native tool calls", lcel("tool_calling", 2)),
     (
-        "lcel_agent json max_errors=2, window 2000 tok",
-        lcel("json", 2, memory=SlidingWindowMemory(max_tokens=2000)),
+        "lcel_agent plain window (compactor=None)",
+        lcel("json", 2, memory=lambda llm: SlidingWindowMemory(800, compactor=None)),
     ),
     (
-        "lcel_agent json max_errors=3, window 2000 tok",
-        lcel("json", 3, memory=SlidingWindowMemory(max_tokens=2000)),
+        "lcel_agent model-written summary (SummaryCompactor)",
+        lcel(
+            "json", 2, memory=lambda llm: SlidingWindowMemory(800, compactor=SummaryCompactor(llm))
+        ),
     ),
     ("classic AgentExecutor (ReAct)", classic_executor),
     ("langchain 1.x create_agent", langchain_v1),

@@ -1,8 +1,9 @@
-"""Part 1: the article's task (and the long task) on the simulated model, per framework.
+"""Part 1: the article's task, the eight-city task and the stress task, per framework.
 
 Each run gets its own seeded model noise, model faults (429s) and Amap faults (slow
-answers past the tool's timeout), so run ``i`` sees the same weather for every
-framework. Tokens and calls come from the simulated server's request log.
+answers past the tool's timeout), so run ``i`` sees the same weather and the same
+damage for every framework. Tokens and calls come from the simulated server's
+request log (every request: retries of a 429 and a compactor's summaries included).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_openai import ChatOpenAI
@@ -19,6 +21,7 @@ from benchmarks._frameworks import FRAMEWORKS, Build, Unavailable
 from lcel_agent.testing.article import (
     ARTICLE_TASK,
     LONG_TASK,
+    STRESS_TASK,
     ArticleTaskModel,
     NoiseProfile,
     WeatherSearchTask,
@@ -28,8 +31,31 @@ from lcel_agent.testing.server import SimulatedOpenAIServer
 from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer, use_services
 from lcel_agent.tools import WeatherTool, search_baidu
 
-NOISE = NoiseProfile(fenced_json=0.15, prose_json=0.10, dict_input=0.05, misspelt_tool=0.05)
-"""The model's noise per reply (fences and prose apply to the JSON protocol only)."""
+
+@dataclass(frozen=True)
+class Profile:
+    """How the simulated model damages its replies."""
+
+    name: str
+    noise: NoiseProfile
+    varied: bool = False
+    """Draw where a cut-off reply is cut, which misspelling, which prose (see ArticleTaskModel)."""
+
+
+PROFILE_A = Profile(
+    "A",
+    NoiseProfile(fenced_json=0.15, prose_json=0.10, dict_input=0.05, misspelt_tool=0.05),
+)
+"""Round 1's profile: fences and prose (harmless to a good cleaner), dicts for strings,
+misspelt tools (always the same misspelling)."""
+PROFILE_B = Profile(
+    "B",
+    NoiseProfile(invalid_json=0.10, prose_json=0.20, misspelt_tool=0.05, repeat_success=0.05),
+    varied=True,
+)
+"""The second model: 10 % cut-off JSON (cut anywhere), 20 % prose around the JSON (four
+wordings), 5 % misspelt tools (five misspellings each), 5 % a repeated call."""
+NOISE = PROFILE_A.noise
 RATE_LIMIT = 0.03
 """Share of model requests answered 429 (Retry-After 0.2 s)."""
 AMAP_FAULT_RATE = 0.10
@@ -43,13 +69,28 @@ def weather_tool() -> WeatherTool:
 
 
 def succeeded(output: str | None, task: WeatherSearchTask) -> bool:
-    """The answer holds every city's weather line and the search hit."""
+    """The answer holds every city's weather line and every search hit."""
     if not output:
         return False
-    return all(f"{c}市天气" in output for c in task.cities) and "的搜索结果：" in output
+    hits = [f"“{query}”的搜索结果：" for query, _ in task.searches]
+    return all(f"{c}市天气" in output for c in task.cities) and all(h in output for h in hits)
 
 
-def run_framework(label: str, build: Build, task: WeatherSearchTask, runs: int) -> dict[str, Any]:
+def _mean_per_call(per_run: list[list[int]]) -> list[float]:
+    """Mean prompt tokens of call 1, 2, ... over the runs that made that call."""
+    longest = max((len(run) for run in per_run), default=0)
+    return [statistics.fmean(run[i] for run in per_run if len(run) > i) for i in range(longest)]
+
+
+def run_framework(
+    label: str,
+    build: Build,
+    task: WeatherSearchTask,
+    runs: int,
+    *,
+    profile: Profile = PROFILE_A,
+    max_loops: int = 15,
+) -> dict[str, Any]:
     """``runs`` seeded runs of one framework; the row's figures."""
     with (
         SimulatedOpenAIServer(ArticleTaskModel(task), latency=LATENCY) as srv,
@@ -61,13 +102,14 @@ def run_framework(label: str, build: Build, task: WeatherSearchTask, runs: int) 
             model="gpt-4o-mini", base_url=srv.base_url, api_key=SecretStr("sk-bench"), timeout=10
         )
         try:
-            agent = build(llm, [weather_tool(), search_baidu])
+            agent = build(llm, [weather_tool(), search_baidu], max_loops=max_loops)
         except Unavailable as exc:
             return {"framework": label, "unavailable": str(exc)}
-        calls, prompt, completion, last, walls, ok = [], [], [], [], [], 0
+        calls, prompt, completion, last, peak, walls, ok = [], [], [], [], [], [], 0
+        per_call: list[list[int]] = []
         stops: Counter[str] = Counter()
         for i in range(runs):
-            srv.policy = ArticleTaskModel(task, noise=NOISE, seed=i)
+            srv.policy = ArticleTaskModel(task, noise=profile.noise, seed=i, varied=profile.varied)
             srv.sampler = FaultSampler(FaultProfile(rate_limit=RATE_LIMIT, retry_after=0.2, seed=i))
             srv.clear()
             with (
@@ -78,61 +120,114 @@ def run_framework(label: str, build: Build, task: WeatherSearchTask, runs: int) 
                 outcome = agent(task.prompt)
                 walls.append(time.perf_counter() - start)
             log = srv.chat_requests
-            used = [r.usage for r in log if r.usage]
+            prompts = [r.usage["prompt_tokens"] for r in log if r.usage]
             calls.append(len(log))
-            prompt.append(sum(u["prompt_tokens"] for u in used))
-            completion.append(sum(u["completion_tokens"] for u in used))
-            last.append(used[-1]["prompt_tokens"] if used else 0)
+            prompt.append(sum(prompts))
+            completion.append(sum(r.usage["completion_tokens"] for r in log if r.usage))
+            last.append(prompts[-1] if prompts else 0)
+            peak.append(max(prompts, default=0))
+            per_call.append(prompts)
             ok += succeeded(outcome.output, task)
             stops[outcome.stop] += 1
     mean = statistics.fmean
     return {
         "framework": label,
         "runs": runs,
+        "profile": profile.name,
         "llm_calls": mean(calls),
         "prompt_tokens": mean(prompt),
         "completion_tokens": mean(completion),
         "last_prompt_tokens": mean(last),
+        "max_prompt_tokens": max(peak),
+        "per_call_prompt_tokens": _mean_per_call(per_call),
         "wall_s": mean(walls),
         "success": ok / runs,
         "stops": dict(stops),
     }
 
 
-def task_table(task: WeatherSearchTask, runs: int) -> list[dict[str, Any]]:
+def task_table(
+    task: WeatherSearchTask,
+    runs: int,
+    *,
+    profile: Profile = PROFILE_A,
+    max_loops: int = 15,
+    frameworks: list[tuple[str, Build]] | None = None,
+) -> list[dict[str, Any]]:
     """One row per framework."""
     rows = []
-    for label, build in FRAMEWORKS:
+    for label, build in frameworks or FRAMEWORKS:
         try:
-            rows.append(run_framework(label, build, task, runs))
+            rows.append(
+                run_framework(label, build, task, runs, profile=profile, max_loops=max_loops)
+            )
         except Exception as exc:  # one framework's crash must not sink the others' rows
             rows.append({"framework": label, "unavailable": f"crashed: {exc!r}"[:200]})
     return rows
 
 
-def markdown(rows: list[dict[str, Any]], *, last: bool = False) -> str:
+def markdown(rows: list[dict[str, Any]]) -> str:
     """The rows as a markdown table."""
-    head = "| framework | runs | LLM calls | prompt tok | completion tok |"
-    head += " last-call prompt tok |" if last else ""
-    head += " wall s | success | stop reasons |"
+    head = (
+        "| framework | runs | success | LLM calls | prompt tok | last-call prompt tok |"
+        " max call prompt tok | completion tok | wall s | stop reasons |"
+    )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         if "unavailable" in r:
             lines.append(f"| {r['framework']} | not run: {r['unavailable']} |")
             continue
+        stops = ", ".join(f"{k} {v}" for k, v in sorted(r["stops"].items()))
         cells = [
             r["framework"],
             str(r["runs"]),
+            f"{r['success']:.0%}",
             f"{r['llm_calls']:.2f}",
             f"{r['prompt_tokens']:.0f}",
+            f"{r['last_prompt_tokens']:.0f}",
+            str(r["max_prompt_tokens"]),
             f"{r['completion_tokens']:.0f}",
+            f"{r['wall_s']:.2f}",
+            stops,
         ]
-        if last:
-            cells.append(f"{r['last_prompt_tokens']:.0f}")
-        stops = ", ".join(f"{k} {v}" for k, v in sorted(r["stops"].items()))
-        cells += [f"{r['wall_s']:.2f}", f"{r['success']:.0%}", stops]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-__all__ = ["ARTICLE_TASK", "LONG_TASK", "markdown", "task_table"]
+def verdict(rows: list[dict[str, Any]]) -> str:
+    """lcel_agent's defaults against the peers: success, and prompt tokens as a share."""
+    ran = [r for r in rows if "unavailable" not in r]
+    ours = next((r for r in ran if r["framework"].startswith("lcel_agent (defaults")), None)
+    peers = [r for r in ran if not r["framework"].startswith("lcel_agent")]
+    if ours is None or not peers:
+        return "(no comparison: a framework did not run)"
+    good = [r for r in peers if r["success"] >= 0.95]
+    best = min(good, key=lambda r: r["prompt_tokens"]) if good else None
+    executor = next((r for r in peers if "AgentExecutor" in r["framework"]), None)
+    parts = [
+        f"**lcel_agent (defaults)**: {ours['success']:.0%} success, {ours['prompt_tokens']:,.0f} prompt tokens a run"
+    ]
+    if best is not None:
+        share = ours["prompt_tokens"] / best["prompt_tokens"]
+        parts.append(
+            f"{share:.0%} of the best peer with ≥ 95 % success ({best['framework']}, {best['prompt_tokens']:,.0f})"
+        )
+    if executor is not None:
+        share = ours["prompt_tokens"] / executor["prompt_tokens"]
+        parts.append(f"{share:.0%} of AgentExecutor's ({executor['success']:.0%} success)")
+    parts.append(f"largest prompt of any call {ours['max_prompt_tokens']:,} tokens")
+    return "; ".join(parts) + "."
+
+
+__all__ = [
+    "ARTICLE_TASK",
+    "LONG_TASK",
+    "PROFILE_A",
+    "PROFILE_B",
+    "STRESS_TASK",
+    "Profile",
+    "markdown",
+    "succeeded",
+    "task_table",
+    "verdict",
+]

@@ -3,6 +3,7 @@
     python benchmarks/memory_scaling.py           # all tables (about a minute)
     python benchmarks/memory_scaling.py --quick   # windows up to 10,000 messages
     python benchmarks/memory_scaling.py --fit     # refit the estimate's weights
+    python benchmarks/memory_scaling.py --json out.json   # also table 1 as data (for the plots)
 
 Table 1 is the cost of one add (including its trim) in the steady state, where
 every add evicts, for windows of 10 … 100,000 messages: SlidingWindowMemory
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import itertools
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -85,9 +87,10 @@ def per_message(add: Callable[[BaseMessage], None], stream: list[BaseMessage], n
     return (time.perf_counter() - start) / n
 
 
-def scaling(lengths: list[int]) -> None:
+def scaling(lengths: list[int]) -> list[dict[str, float]]:
     stream = step_messages()
     exact = TiktokenCounter("o200k_base")
+    rows: list[dict[str, float]] = []
     print("\n1. add + trim, seconds per message, steady state (every add evicts)")
     print(
         f"{'window (messages)':>18} {'ours, estimate':>16} {'ours, tiktoken':>16} {'article':>14}"
@@ -111,6 +114,9 @@ def scaling(lengths: list[int]) -> None:
         article.max_tokens = ArticleMemory._total(article.messages)
         row.append(per_message(article.add, stream, max(3, min(2_000, 200_000 // length))))
         print(f"{length:>18,} " + " ".join(f"{x * 1e6:>13.1f} µs" for x in row))
+        keys = ("ours_estimate_s", "ours_tiktoken_s", "article_s")
+        rows.append({"window": length, **dict(zip(keys, row, strict=True))})
+    return rows
 
 
 # --- the estimate ---------------------------------------------------------------------
@@ -164,7 +170,7 @@ def costs() -> None:
         print(f"{label:>22} " + " ".join(f"{x * 1e6:>13.1f} µs" for x in row))
 
 
-# --- fitting (run once, by hand; the result is pasted into lcel_agent/tokens.py) -------
+# --- fitting (run once, by hand; the result is pasted into lcel_agent/memory/counters.py) -------
 
 
 def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
@@ -202,12 +208,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="windows up to 10,000 messages")
     parser.add_argument("--fit", action="store_true", help="print refitted estimate weights")
+    parser.add_argument("--json", type=Path, default=None, help="write table 1 as JSON here")
     args = parser.parse_args(argv)
     if args.fit:
         fit()
         return 0
     print(f"python {sys.version.split()[0]}")
-    scaling([10, 100, 1_000, 10_000] if args.quick else [10, 100, 1_000, 10_000, 100_000])
+    rows = scaling([10, 100, 1_000, 10_000] if args.quick else [10, 100, 1_000, 10_000, 100_000])
+    if args.json is not None:
+        args.json.write_text(json.dumps({"scaling": rows}, indent=1), encoding="utf-8")
     errors()
     costs()
     return 0

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import _concurrency, _overhead, _tasks  # noqa: E402
+from benchmarks import _concurrency, _overhead, _tasks, prompt_budget  # noqa: E402
 
 PACKAGES = [
     "lcel-agent", "langchain-core", "langchain-openai", "openai", "langchain",
@@ -58,16 +58,33 @@ def machine() -> dict[str, Any]:
     }
 
 
-def memory_scaling(quick: bool) -> str:
-    """benchmarks/memory_scaling.py's tables (its own stdout), if the script exists."""
+def memory_scaling(quick: bool, data: Path | None = None) -> str:
+    """benchmarks/memory_scaling.py's tables (its own stdout), if the script exists;
+    its table 1 as JSON into ``data`` too, when given (for the plots)."""
     script = ROOT / "benchmarks" / "memory_scaling.py"
     if not script.exists():
         return "(benchmarks/memory_scaling.py is not present)"
     args = [sys.executable, str(script)] + (["--quick"] if quick else [])
+    args += ["--json", str(data)] if data is not None else []
     done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, check=False)
     if done.returncode:
         return f"(memory_scaling.py failed with exit code {done.returncode}: {done.stderr[-500:]})"
     return done.stdout.strip()
+
+
+def plots(report: dict[str, Any], out: Path) -> None:
+    """SVG plots of this run next to its JSON (benchmarks/_plots.py; needs matplotlib)."""
+    try:
+        import matplotlib  # noqa: F401  (the "bench" extra)
+    except ImportError:
+        print("No plots: matplotlib is not installed (pip install -e '.[bench]')")
+        return
+    from benchmarks import _plots
+
+    written, notes = _plots.write_plots(report, out)
+    print(f"Plots: {', '.join(p.name for p in written) or 'none'} in {out}")
+    for note in notes:
+        print(f"  skipped: {note}")
 
 
 def section(title: str, body: str, took: float) -> str:
@@ -81,9 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=None, help="task runs per framework (50)")
     parser.add_argument("--quick", action="store_true", help="a smoke run of about a minute")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "latest.json")
+    parser.add_argument("--tasks-only", action="store_true", help="only the task tables (part 1)")
     args = parser.parse_args(argv)
     runs = args.runs or (3 if args.quick else 50)
-    long_runs = max(1, runs // 5) if args.runs or not args.quick else 1
+    stress_runs = 0 if args.quick else max(1, (args.runs or 50) * 2 // 5)
     loop_runs = 20 if args.quick else 200
     tasks = 10 if args.quick else 50
     tool_runs = 2 if args.quick else 5
@@ -93,31 +111,37 @@ def main(argv: list[str] | None = None) -> int:
         "command": " ".join(["python", "benchmarks/run_all.py", *(argv if argv is not None else sys.argv[1:])]),
         "machine": machine(),
         "settings": {
-            "runs": runs, "long_runs": long_runs, "loop_runs": loop_runs,
+            "runs": runs, "stress_runs": stress_runs, "loop_runs": loop_runs,
             "concurrent_tasks": tasks, "parallel_tool_runs": tool_runs,
-            "noise": vars(_tasks.NOISE), "rate_limit": _tasks.RATE_LIMIT,
+            "profiles": {p.name: {**vars(p.noise), "varied": p.varied} for p in (_tasks.PROFILE_A, _tasks.PROFILE_B)},
+            "rate_limit": _tasks.RATE_LIMIT,
             "amap_fault_rate": _tasks.AMAP_FAULT_RATE, "latency": vars(_tasks.LATENCY),
         },
     }  # fmt: skip
     print(f"# lcel_agent benchmarks\n\n```\n{json.dumps(report['machine'], indent=1)}\n```")
 
     t = time.perf_counter()
-    rows = _tasks.task_table(_tasks.ARTICLE_TASK, runs)
-    report["task"] = rows
-    section(
-        f"1. The article's task ({runs} seeded runs per framework)",
-        _tasks.markdown(rows),
-        time.perf_counter() - t,
-    )
+    report["prompt_budget"] = prompt_budget.rows()
+    section("0. What a prompt spends", prompt_budget.markdown(), time.perf_counter() - t)
 
-    t = time.perf_counter()
-    rows = _tasks.task_table(_tasks.LONG_TASK, long_runs)
-    report["long_task"] = rows
-    section(
-        f"1b. The long task: 8 cities then a search ({long_runs} runs)",
-        _tasks.markdown(rows, last=True),
-        time.perf_counter() - t,
-    )
+    # (key, title, task, profile, runs, max_loops): every framework, the same seeds.
+    task_sections = [
+        ("task", "1. The article's task, profile A", _tasks.ARTICLE_TASK, _tasks.PROFILE_A, runs, 15),
+        ("task_noise_b", "1b. The article's task, profile B", _tasks.ARTICLE_TASK, _tasks.PROFILE_B, runs, 15),
+        ("long_task", "1c. Eight cities then a search, profile A", _tasks.LONG_TASK, _tasks.PROFILE_A, runs, 20),
+        ("long_task_noise_b", "1d. Eight cities then a search, profile B", _tasks.LONG_TASK, _tasks.PROFILE_B, max(1, runs * 2 // 5), 20),
+        ("stress_task", "1e. The stress task: 22 cities then 3 searches, profile A", _tasks.STRESS_TASK, _tasks.PROFILE_A, stress_runs, 40),
+    ]  # fmt: skip
+    for key, title, task, profile, n, max_loops in task_sections:
+        if not n:
+            continue
+        t = time.perf_counter()
+        rows = _tasks.task_table(task, n, profile=profile, max_loops=max_loops)
+        report[key] = rows
+        body = _tasks.markdown(rows) + "\n\n" + _tasks.verdict(rows)
+        section(f"{title} ({n} seeded runs, max_loops={max_loops})", body, time.perf_counter() - t)
+    if args.tasks_only:
+        return finish(report, args.out, started)
 
     t = time.perf_counter()
     rows = _overhead.overhead(loop_runs)
@@ -136,17 +160,27 @@ def main(argv: list[str] | None = None) -> int:
     section("3. Concurrency", _concurrency.markdown(batch_rows, tool_rows), time.perf_counter() - t)
 
     t = time.perf_counter()
-    report["memory_scaling"] = memory_scaling(args.quick)
+    data = args.out.parent / "memory_scaling.json"
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    report["memory_scaling"] = memory_scaling(args.quick, data)
+    if data.exists():
+        report["memory_scaling_data"] = json.loads(data.read_text(encoding="utf-8"))
     section(
         "4. Memory scaling (benchmarks/memory_scaling.py)",
         report["memory_scaling"],
         time.perf_counter() - t,
     )
 
+    return finish(report, args.out, started)
+
+
+def finish(report: dict[str, Any], out: Path, started: float) -> int:
+    """Write the JSON and the plots."""
     report["total_s"] = time.perf_counter() - started
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1, default=str))
-    print(f"Total {report['total_s']:.0f} s; JSON written to {args.out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, ensure_ascii=False, indent=1, default=str))
+    print(f"Total {report['total_s']:.0f} s; JSON written to {out}")
+    plots(report, out.parent / "plots")
     return 0
 
 

@@ -7,37 +7,78 @@
                          memory=SlidingWindowMemory(max_tokens=800))
     result = agent.invoke("查询北京天气")
     result.output, result.stop_reason, result.loops, result.usage, result.error
+
+The names below are imported on first use (PEP 562), so ``import lcel_agent.cli``
+and ``lcel-agent --help`` do not pay for importing LangChain.
 """
 
-from .agent import create_agent, run_agent
-from .errors import (
-    ActionParseError,
-    ConfigurationError,
-    ErrorClass,
-    FatalModelError,
-    LcelAgentError,
-    ModelCallError,
-    Policy,
-    SessionBusyError,
-    TransientModelError,
-)
-from .loop import AgentEvent, AgentLoop, Limits
-from .memory import SlidingWindowMemory, trim_messages
-from .policies import DEFAULT_POLICIES
-from .sessions import SessionStore
-from .state import (
-    Action,
-    AgentResult,
-    AgentState,
-    Observation,
-    RunError,
-    StepRecord,
-    StopReason,
-    Usage,
-)
-from .tokens import TiktokenCounter, estimate_tokens
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .agent import create_agent, run_agent
+    from .errors import (
+        ActionParseError,
+        ConfigurationError,
+        ErrorClass,
+        FatalModelError,
+        LcelAgentError,
+        ModelCallError,
+        Policy,
+        SessionBusyError,
+        TransientModelError,
+    )
+    from .loop import AgentEvent, AgentLoop, Limits
+    from .memory import SlidingWindowMemory, trim_messages
+    from .policies import DEFAULT_POLICIES
+    from .sessions import SessionStore
+    from .state import (
+        Action,
+        AgentResult,
+        AgentState,
+        Observation,
+        RunError,
+        StepRecord,
+        StopReason,
+        Usage,
+    )
+    from .tokens import TiktokenCounter, estimate_tokens
 
 __version__ = "0.1.0"
+
+#: Where each public name lives (module relative to this package).
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_POLICIES": "policies",
+    "Action": "state",
+    "ActionParseError": "errors",
+    "AgentEvent": "loop",
+    "AgentLoop": "loop",
+    "AgentResult": "state",
+    "AgentState": "state",
+    "ConfigurationError": "errors",
+    "ErrorClass": "errors",
+    "FatalModelError": "errors",
+    "LcelAgentError": "errors",
+    "Limits": "loop",
+    "ModelCallError": "errors",
+    "Observation": "state",
+    "Policy": "errors",
+    "RunError": "state",
+    "SessionBusyError": "errors",
+    "SessionStore": "sessions",
+    "SlidingWindowMemory": "memory",
+    "StepRecord": "state",
+    "StopReason": "state",
+    "TiktokenCounter": "tokens",
+    "TransientModelError": "errors",
+    "Usage": "state",
+    "create_agent": "agent",
+    "estimate_tokens": "tokens",
+    "run_agent": "agent",
+    "trim_messages": "memory",
+}
 
 __all__ = [
     "DEFAULT_POLICIES",
@@ -69,3 +110,16 @@ __all__ = [
     "run_agent",
     "trim_messages",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

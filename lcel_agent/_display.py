@@ -110,31 +110,68 @@ class StatusWatch(BaseCallbackHandler):
     """A callback handler that turns the run's callbacks into a short status text.
 
     ``on_status`` receives texts such as ``"step 2 · waiting for the model"``;
-    pass the handler in the run's ``callbacks``.
+    pass the handler in the run's ``callbacks``. Given the loop's ``timeout`` and
+    ``retries``, a retry says what became of the attempt before it::
+
+        step 2 · attempt 1 timed out after 60 s · the model is thinking (attempt 2 of 3)…
     """
 
-    def __init__(self, on_status: Any) -> None:
+    def __init__(
+        self, on_status: Any, *, timeout: float | None = None, retries: int | None = None
+    ) -> None:
         self.on_status = on_status
+        self.timeout = timeout
+        self.retries = retries
         self.step = 1
-        self._attempts = 0
+        self._attempts: list[UUID] = []
+        # What ended each attempt: None while it runs, else the error's type name or "".
+        self._ended: dict[UUID, str | None] = {}
 
     def _say(self, text: str) -> None:
         self.on_status(f"step {self.step} · {text}")
 
     def next_step(self, step: int) -> None:
         """Called by the display when loop ``step - 1`` has ended."""
-        self.step, self._attempts = step, 0
+        self.step = step
+        self._attempts.clear()
+        self._ended.clear()
         self._say("assembling the prompt")
+
+    def _previous(self) -> str:
+        """What became of the attempt before the one starting now."""
+        if not self._attempts:
+            return ""
+        number = len(self._attempts)
+        ended = self._ended.get(self._attempts[-1])
+        # No answer and no error yet: the loop's own time limit abandoned the call. The
+        # client's timeout (set to the same limit) may have fired first: the same story.
+        if ended is None or "Timeout" in ended:
+            after = f" after {self.timeout:g} s" if self.timeout else ""
+            return f"attempt {number} timed out{after} · "
+        return f"attempt {number} failed ({ended}) · "
 
     def on_chat_model_start(
         self, serialized: dict[str, Any], messages: list[list[Any]], *, run_id: UUID, **kwargs: Any
     ) -> None:
-        self._attempts += 1
-        again = f" (attempt {self._attempts})" if self._attempts > 1 else ""
-        self._say(f"the model is thinking{again}…")
+        before = self._previous()
+        self._attempts.append(run_id)
+        self._ended[run_id] = None
+        number = len(self._attempts)
+        of = f" of {self.retries}" if self.retries else ""
+        again = f" (attempt {number}{of})" if number > 1 else ""
+        self._say(f"{before}the model is thinking{again}…")
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        if run_id in self._ended:
+            self._ended[run_id] = ""
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        self._say(f"model API error ({type(error).__name__}), retrying if transient…")
+        if run_id not in self._ended:
+            return
+        self._ended[run_id] = type(error).__name__
+        # A late error of an attempt already abandoned must not overwrite the current status.
+        if self._attempts and run_id == self._attempts[-1]:
+            self._say(f"model API error ({type(error).__name__}), retrying if transient…")
 
     def on_tool_start(
         self, serialized: dict[str, Any], input_str: str, *, run_id: UUID, **kwargs: Any
@@ -158,10 +195,11 @@ class Display(Protocol):
 class PlainDisplay:
     """Plain lines on ``out``; the status line goes to ``err`` only when it is a terminal."""
 
-    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, **watch: Any) -> None:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self._watch: StatusWatch | None = None
+        self._watch_options = watch
 
     def _print(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -178,7 +216,7 @@ class PlainDisplay:
 
     @contextmanager
     def live(self) -> Iterator[StatusWatch]:
-        self._watch = StatusWatch(self._status)
+        self._watch = StatusWatch(self._status, **self._watch_options)
         try:
             yield self._watch
         finally:
@@ -213,12 +251,13 @@ class PlainDisplay:
 class RichDisplay:
     """The same trace with rich: aligned rows, a spinner, a panel for the answer."""
 
-    def __init__(self) -> None:
+    def __init__(self, **watch: Any) -> None:
         from rich.console import Console
 
         self.console = Console(highlight=False, emoji=False)
         self._watch: StatusWatch | None = None
         self._header_shown = False
+        self._watch_options = watch
 
     def header(self, task: str, facts: Sequence[str]) -> None:
         from rich.text import Text
@@ -229,7 +268,7 @@ class RichDisplay:
     @contextmanager
     def live(self) -> Iterator[StatusWatch]:
         with self.console.status("starting…", spinner="dots") as status:
-            self._watch = StatusWatch(lambda text: status.update(text))
+            self._watch = StatusWatch(lambda text: status.update(text), **self._watch_options)
             try:
                 yield self._watch
             finally:
@@ -283,10 +322,13 @@ class RichDisplay:
             self.console.print(Text(redact(line), style="dim"))
 
 
-def make_display() -> Display:
-    """A :class:`RichDisplay` when rich is installed, else a :class:`PlainDisplay`."""
+def make_display(*, llm_timeout: float | None = None, llm_retries: int | None = None) -> Display:
+    """A :class:`RichDisplay` when rich is installed, else a :class:`PlainDisplay`.
+
+    ``llm_timeout`` and ``llm_retries`` let the status line say why an attempt was retried.
+    """
     try:
         import rich  # noqa: F401
     except ImportError:
-        return PlainDisplay()
-    return RichDisplay()
+        return PlainDisplay(timeout=llm_timeout, retries=llm_retries)
+    return RichDisplay(timeout=llm_timeout, retries=llm_retries)

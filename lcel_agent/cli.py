@@ -1,117 +1,138 @@
-"""The ``lcel-agent`` command: run a task on a real model, or the article's task offline.
+"""The ``lcel-agent`` command: run a task on a real model, the article's task offline, or a report.
 
 ::
 
     export OPENAI_API_KEY=...                      # any OpenAI-compatible provider
     export OPENAI_BASE_URL=https://api.deepseek.com/v1   # optional
-    lcel-agent run "查询北京和上海今天的天气" --model deepseek-chat
+    lcel-agent run "查询北京和上海今天的天气" --model deepseek-chat --report run.html
+    lcel-agent run - < question.txt                # a task of any length, from standard input
     lcel-agent demo --noise 2 --faults 0.2 --seed 3  # no key, no network
     lcel-agent demo --json | jq .stop_reason
+    lcel-agent report results.jsonl --out report.html
 
 The exit status tells scripts how the run ended (see :data:`EXIT_CODES`).
+
+This module imports nothing heavy: ``--help`` and usage errors answer before
+LangChain is loaded, and the commands (``_cli_commands``) are imported inside
+:func:`main`, where Ctrl-C at any moment ends with status 130 and one line.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
 
-from langchain_core.runnables import RunnableConfig
-
-from ._redact import redact, register_secret
+from ._redact import redact
 from .batch import _cli as batch_cli
-from .errors import ConfigurationError
-from .state import AgentResult, StepRecord, StopReason
 
-__all__ = ["EXIT_CODES", "EXIT_USAGE", "build_parser", "main"]
+__all__ = ["EXIT_CODES", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "build_parser", "main"]
 
-#: The exit status for each stop reason.
-EXIT_CODES: dict[StopReason, int] = {
-    StopReason.FINAL: 0,
-    StopReason.MAX_LOOPS: 3,
-    StopReason.MAX_ERRORS: 4,
-    StopReason.DRIFT: 5,
-    StopReason.LLM_ERROR: 6,
-    StopReason.BUDGET: 7,
+#: The exit status for each stop reason (keys are ``StopReason`` values; it is a str enum).
+EXIT_CODES: dict[str, int] = {
+    "final": 0,
+    "max_loops": 3,
+    "max_errors": 4,
+    "drift": 5,
+    "llm_error": 6,
+    "budget": 7,
 }
 #: Bad arguments, a missing key, an invalid configuration.
 EXIT_USAGE = 2
 #: A bug: the run raised (it never should for anything the model or a tool did).
 EXIT_INTERNAL = 1
+#: Interrupted (Ctrl-C): 128 + SIGINT, as shells report it.
+EXIT_INTERRUPTED = 130
 
 DEMO_TASK = "查询北京和上海今天的天气，然后百度搜索“台风最新路径”，最后总结这两条信息"
 
-_EPILOG = """\
+# The epilog, one paragraph each, so a new section (a command, a limit) is one more entry.
+_EPILOG_PARTS = (
+    """\
 exit status:
-  0  final       the model answered
-  3  max_loops   --max-loops model calls without an answer
-  4  max_errors  --max-errors failed loops in a row (or a policy said stop)
-  5  drift       the model kept repeating itself after one nudge
-  6  llm_error   the model API failed for good (bad key, retries exhausted, ...)
-  7  budget      the token or time budget was spent
-  2  usage       bad arguments, OPENAI_API_KEY missing, invalid configuration
-  1  internal    an unexpected error (please report it)
-
+  0    final       the model answered
+  3    max_loops   --max-loops model calls without an answer
+  4    max_errors  the same failure --max-errors times in a row, or twice that many
+                   loops without progress (or a policy said stop)
+  5    drift       the model kept repeating itself after one nudge
+  6    llm_error   the model API failed for good (bad key, retries exhausted, ...)
+  7    budget      the token or time budget was spent
+  2    usage       bad arguments, OPENAI_API_KEY missing, invalid configuration
+  1    internal    an unexpected error (please report it)
+  130  interrupted Ctrl-C""",
+    """\
 environment (run):
   OPENAI_API_KEY   the provider's key (required; never printed)
   OPENAI_BASE_URL  an OpenAI-compatible endpoint: DeepSeek, Qwen, vLLM, Ollama, ...
-  AMAP_KEY         an Amap (高德) Web服务 key, for the get_weather tool
-"""
-
-_NO_KEY = """\
-lcel-agent run needs an OpenAI-compatible chat model. Set:
-
-  export OPENAI_API_KEY=<your key>
-  export OPENAI_BASE_URL=<endpoint>   # optional: DeepSeek, Qwen, vLLM, Ollama ... (default: OpenAI)
-  export AMAP_KEY=<Amap Web服务 key>   # optional: lets the get_weather tool work
-
-Or watch the whole loop offline, with no key and no network:
-
-  lcel-agent demo
-"""
-
-# The default noise of the demo's model, scaled by --noise: roughly what a small
-# model at temperature 0.2 shows on this task (fences are common, broken JSON rare).
-_DEMO_NOISE = {
-    "repeat_success": 0.03,
-    "misspelt_tool": 0.05,
-    "dict_input": 0.10,
-    "fenced_json": 0.25,
-    "prose_json": 0.10,
-    "invalid_json": 0.04,
-}
+  AMAP_KEY         an Amap (高德) Web服务 key, for the get_weather tool""",
+)
+_EPILOG = "\n\n".join(_EPILOG_PARTS) + "\n"
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+# --- argument types: each says what it wanted, in words ---------------------------------
+def _number(text: str, kind: Callable[[str], float], what: str) -> float:
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
     return value
 
 
+def _positive_int(text: str) -> int:
+    value = int(_number(text, int, "a whole number >= 1"))
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def _any_int(text: str) -> int:
+    return int(_number(text, int, "a whole number"))
+
+
 def _positive_float(text: str) -> float:
-    value = float(text)
+    value = _number(text, float, "a number > 0")
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
     return value
 
 
 def _scale(text: str) -> float:
-    value = float(text)
+    value = _number(text, float, "a number >= 0")
     if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
     return value
 
 
 def _rate(text: str) -> float:
-    value = float(text)
+    value = _number(text, float, "a rate within 0..1")
     if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be within 0..1, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a rate within 0..1, got {text!r}")
     return value
+
+
+def _temperature(text: str) -> float:
+    # OpenAI-compatible APIs accept 0..2 and answer anything else with a 400 mid-run.
+    value = _number(text, float, "a temperature within 0..2")
+    if not 0 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"expected a temperature within 0..2, got {text!r}")
+    return value
+
+
+def _new_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help: str
+) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        name, help=help, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    # main() reports unknown options with the usage of the command they were given to.
+    parser.set_defaults(command_parser=parser)
+    return parser
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -120,30 +141,34 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-loops", type=_positive_int, default=10, metavar="N",
                         help="most model calls per run (default 10)")  # fmt: skip
     parser.add_argument("--max-errors", type=_positive_int, default=2, metavar="N",
-                        help="failed loops in a row that stop the run (default 2)")  # fmt: skip
+                        help="the same failure this many times in a row stops the run, "
+                             "and twice this many loops without progress (default 2)")  # fmt: skip
     parser.add_argument("--json", action="store_true",
                         help="print the result as JSON only (no live trace), for scripts")  # fmt: skip
+    parser.add_argument("--report", type=Path, default=None, metavar="PATH",
+                        help="also write the run as a self-contained HTML report to PATH")  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``lcel-agent`` (``run`` and ``demo``)."""
+    """The argument parser of ``lcel-agent`` (``run``, ``demo``, ``report``, ``batch``)."""
     parser = argparse.ArgumentParser(
         prog="lcel-agent",
         description="Run an LCEL agent with the weather and search tools, and watch every loop.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{run,demo,batch}")
-    run = commands.add_parser(
-        "run", help="run TASK on a real model (OPENAI_API_KEY, OPENAI_BASE_URL)",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
-    run.add_argument("task", help="the task, e.g. '查询北京今天的天气'")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = _new_parser(commands, "run", "run TASK on a real model (OPENAI_API_KEY, OPENAI_BASE_URL)")
+    run.add_argument("task", nargs="?", default=None, metavar="TASK",
+                     help="the task, e.g. '查询北京今天的天气'; '-' reads it from standard input")  # fmt: skip
+    run.add_argument("--task-file", type=Path, default=None, metavar="PATH",
+                     help="read the task from a UTF-8 text file (any length)")  # fmt: skip
     run.add_argument("--model", default="gpt-4o-mini", help="model name (default gpt-4o-mini)")
     _common(run)
     run.add_argument("--memory-tokens", type=_positive_int, default=800, metavar="N",
                      help="the memory window's token budget (default 800)")  # fmt: skip
-    run.add_argument("--temperature", type=float, default=0.2, help="default 0.2")
+    run.add_argument("--temperature", type=_temperature, default=0.2, metavar="T",
+                     help="sampling temperature, 0..2 (default 0.2)")  # fmt: skip
     run.add_argument("--max-tokens", type=_positive_int, default=1024, metavar="N",
                      help="most tokens per model reply (default 1024)")  # fmt: skip
     run.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
@@ -152,174 +177,96 @@ def build_parser() -> argparse.ArgumentParser:
                      help="stop (exit 7) once the run has used N tokens")  # fmt: skip
     run.add_argument("--time-budget", type=_positive_float, default=None, metavar="SECONDS",
                      help="stop (exit 7) once the run has taken this long")  # fmt: skip
-    demo = commands.add_parser(
-        "demo", help="the article's task, fully offline: simulated model, fake Amap and Baidu",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
+    demo = _new_parser(
+        commands, "demo", "the article's task, fully offline: simulated model, fake Amap and Baidu"
+    )
     demo.add_argument("--noise", type=_scale, default=1.0, metavar="SCALE",
                       help="scale of the model's noise (fences, typos, broken JSON); "
                       "0 = a perfect model, 1 = mild and realistic (default)")  # fmt: skip
     demo.add_argument("--faults", type=_rate, default=0.0, metavar="RATE",
                       help="rate of model API faults (429, 500, dropped connections) "
                       "and of weather API timeouts (default 0)")  # fmt: skip
-    demo.add_argument("--seed", type=int, default=15,
+    demo.add_argument("--seed", type=_any_int, default=15,
                       help="seed of the noise and faults (default 15: a run that meets "
                       "and recovers from a format error)")  # fmt: skip
     _common(demo)
-    batch_cli.add_parser(commands)
+    report = _new_parser(
+        commands, "report", "turn results (a batch's JSON Lines, or a run's --json) into HTML"
+    )
+    report.add_argument("results", type=Path, metavar="RESULTS",
+                        help="a batch's results.jsonl, or the output of run/demo --json")  # fmt: skip
+    report.add_argument("--out", type=Path, default=None, metavar="PATH",
+                        help="where to write the HTML (default: RESULTS with .html)")  # fmt: skip
+    # More subcommands (e.g. `batch`) register here with _new_parser(commands, ...) and
+    # get a branch in _cli_commands.dispatch; keep their imports inside the command.
+    batch_cli.add_parser(commands)  # `batch`: the batch room's own parser (argparse only)
     return parser
 
 
-def _finish(
-    stream: Callable[[RunnableConfig], Iterator[Any]],
-    args: argparse.Namespace,
-    task: str,
-    facts: Sequence[str],
-    extra: Callable[[], Sequence[str]] = lambda: (),
-) -> int:
-    """Drive the run (live trace or JSON) and return the exit status."""
-    result: AgentResult | None = None
-    if args.json:
-        for event in stream(RunnableConfig()):
-            if isinstance(event, AgentResult):
-                result = event
-        if result is None:
-            raise RuntimeError("the agent's stream ended without a result")
-        print(redact(json.dumps(result.to_dict(), ensure_ascii=False, indent=2)), flush=True)
-        return EXIT_CODES[result.stop_reason]
-
-    from ._display import make_display
-
-    display = make_display()
-    display.header(task, facts)
-    with display.live() as watch:
-        for event in stream(RunnableConfig(callbacks=[watch])):
-            if isinstance(event, StepRecord):
-                display.step(event)
-            elif isinstance(event, AgentResult):
-                result = event
-    if result is None:
-        raise RuntimeError("the agent's stream ended without a result")
-    display.result(result, extra())
-    return EXIT_CODES[result.stop_reason]
+# --- checks that need no LangChain: usage errors come before anything else -----------------
+def _read_task(args: argparse.Namespace, fail: Callable[[str], NoReturn]) -> str:
+    """The task text of ``run``: the argument, standard input (``-``) or ``--task-file``."""
+    if args.task is not None and args.task_file is not None:
+        fail("give the task either as TASK or with --task-file, not both")
+    if args.task is None and args.task_file is None:
+        fail("a task is needed: TASK, '-' to read it from standard input, or --task-file PATH")
+    source = "-" if args.task == "-" else args.task_file
+    if source is None:
+        text: str = args.task
+    else:
+        where = "standard input" if str(source) == "-" else str(source)
+        try:
+            data = sys.stdin.buffer.read() if str(source) == "-" else Path(source).read_bytes()
+            text = data.decode("utf-8-sig")
+        except OSError as exc:
+            fail(f"cannot read the task from {where}: {exc.strerror or exc}")
+        except UnicodeDecodeError:
+            fail(f"the task in {where} is not UTF-8 text")
+    if not text.strip():
+        fail("the task is empty")
+    return text
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    key = os.environ.get("OPENAI_API_KEY", "").strip()
-    if not key:
-        print(_NO_KEY, file=sys.stderr, end="")
-        return EXIT_USAGE
-    register_secret(key)
-    from langchain_openai import ChatOpenAI
-
-    from .agent import create_agent
-    from .memory import SlidingWindowMemory
-    from .tools import get_weather, search_baidu
-
-    base_url = os.environ.get("OPENAI_BASE_URL", "").strip() or None
-    llm = ChatOpenAI(
-        model=args.model,
-        api_key=key,  # type: ignore[arg-type]
-        base_url=base_url,
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,  # type: ignore[call-arg]
-        timeout=args.timeout,
-    )
-    agent = create_agent(
-        llm,
-        [get_weather, search_baidu],
-        max_loops=args.max_loops,
-        max_errors=args.max_errors,
-        memory=SlidingWindowMemory(max_tokens=args.memory_tokens),
-        protocol=args.protocol,
-        llm_timeout=args.timeout,
-        token_budget=args.token_budget,
-        time_budget=args.time_budget,
-    )
-    facts = [
-        f"model {args.model}" + (f" @ {redact(base_url)}" if base_url else ""),
-        f"protocol {args.protocol}",
-        f"max_loops {args.max_loops}",
-        f"max_errors {args.max_errors}",
-        f"memory {args.memory_tokens} tokens",
-    ]
-    return _finish(lambda config: agent.stream(args.task, config), args, args.task, facts)
+def _check_out(path: Path | None, option: str, fail: Callable[[str], NoReturn]) -> None:
+    """Fail now, not after a paid run, when ``path`` cannot be written."""
+    if path is None:
+        return
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        fail(f"{option} {path} is a directory; give a file name")
+    if not parent.is_dir():
+        fail(f"{option} {path}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        fail(f"{option} {path}: not writable")
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
-    from langchain_openai import ChatOpenAI
-
-    from .agent import create_agent
-    from .testing.article import ArticleTaskModel, NoiseProfile
-    from .testing.faults import FaultProfile, Latency
-    from .testing.server import SimulatedOpenAIServer
-    from .testing.services import FakeAmapServer, FakeBaiduServer, use_services
-    from .tools import WeatherTool, search_baidu
-
-    noise = NoiseProfile(**{k: min(1.0, v * args.noise) for k, v in _DEMO_NOISE.items()})
-    model = ArticleTaskModel(noise=noise, seed=args.seed)
-    rate = args.faults
-    faults = FaultProfile(
-        rate_limit=rate / 2, server_error=rate / 4, drop=rate / 4, retry_after=0.2, seed=args.seed
-    )
-    # Short simulated latencies and timeouts: the demo shows every failure path in seconds.
-    weather = WeatherTool(request_timeout=0.4, time_limit=1.2, retry_wait=0.05)
-    with (
-        SimulatedOpenAIServer(model, faults=faults, latency=Latency(0.05, 0.0005)) as server,
-        FakeAmapServer(
-            fault_rate=rate, fault_mode="slow", slow_seconds=1.0, seed=args.seed
-        ) as amap,
-        FakeBaiduServer() as baidu,
-        use_services(amap, baidu),
-    ):
-        llm = ChatOpenAI(
-            model="gpt-4o-mini",
-            base_url=server.base_url,
-            api_key="offline-demo",  # type: ignore[arg-type]
-            temperature=0.2,
-            max_tokens=1024,  # type: ignore[call-arg]
-        )
-        agent = create_agent(
-            llm,
-            [weather, search_baidu],
-            max_loops=args.max_loops,
-            max_errors=args.max_errors,
-            protocol=args.protocol,
-            llm_timeout=10.0,
-            llm_backoff=(0.05, 0.5),
-        )
-        facts = [
-            f"offline demo: simulated gpt-4o-mini at {server.base_url}, fake Amap and Baidu",
-            f"noise ×{args.noise:g}, faults {rate:g}, seed {args.seed}",
-            f"protocol {args.protocol}, max_loops {args.max_loops}, max_errors {args.max_errors}",
-        ]
-
-        def extra() -> list[str]:
-            injected = ", ".join(f"{k}×{n}" for k, n in sorted(model.noise_counts.items()))
-            api_faults = sum(1 for r in server.chat_requests if r.fault is not None)
-            return [
-                f"simulated noise: {injected or 'none'}; model API faults: {api_faults}",
-            ]
-
-        return _finish(
-            lambda config: agent.stream(DEMO_TASK, config), args, DEMO_TASK, facts, extra
-        )
+def _check(args: argparse.Namespace) -> None:
+    fail = args.command_parser.error
+    if args.command == "run":
+        args.task = _read_task(args, fail)
+    if args.command in ("run", "demo"):
+        _check_out(args.report, "--report", fail)
+    if args.command == "report":
+        if not args.results.is_file():
+            fail(f"no such file: {args.results}")
+        args.out = args.out or args.results.with_suffix(".html")
+        _check_out(args.out, "--out", fail)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit_:  # --help, or a usage error already printed by argparse
-        return int(exit_.code or 0)
-    try:
-        if args.command == "batch":
-            return batch_cli.run(args)
-        return _cmd_run(args) if args.command == "run" else _cmd_demo(args)
-    except ConfigurationError as exc:
-        print(f"lcel-agent: {redact(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE
+        parser = build_parser()
+        try:
+            args, extra = parser.parse_known_args(argv)
+            if extra:
+                args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+            _check(args)
+        except SystemExit as exit_:  # --help, or a usage error already printed by argparse
+            return int(exit_.code or 0)
+        from ._cli_commands import dispatch  # LangChain is imported from here on
+
+        return dispatch(args)
     except BrokenPipeError:
         # The reader went away (``| head``): say nothing more, and keep Python's
         # flush at exit from complaining about the closed pipe.
@@ -327,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL
     except KeyboardInterrupt:
         print("lcel-agent: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except Exception as exc:  # never a traceback that could quote a key
         print(
             f"lcel-agent: internal error: {redact(f'{type(exc).__name__}: {exc}')}", file=sys.stderr

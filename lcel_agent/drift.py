@@ -5,14 +5,16 @@ dispatchers. An action *drifts* when
 
 * the same tool with the same input already failed in this run (one repeat
   of a call that only timed out, or of a failed call to an idempotent tool, is
-  a retry, not drift);
-* it already succeeded and its result is still in the memory window (when
-  the window has evicted it, asking again is legitimate);
+  a retry, not drift), or was refused without running;
+* it already succeeded and its result is still in the memory window, word for
+  word or in the window's digest (when the window has lost it, asking again is
+  legitimate);
 * it completes an A, B, A, B oscillation between two actions;
 * it appears twice in one reply.
 
-The dispatcher does not run a drifting action; the classifier nudges the model
-once and stops the run with ``drift`` if it happens again.
+The dispatcher does not run a drifting action: the model gets a nudge instead.
+Drift is a failure like any other for the circuit breaker (:mod:`lcel_agent.breaker`):
+the same drift again stops the run with ``drift``.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from collections.abc import Iterable, Sequence
 
 from .state import Action
 
-__all__ = ["TIMED_OUT", "HistoryEntry", "detect_drift"]
+__all__ = ["REFUSED", "TIMED_OUT", "HistoryEntry", "detect_drift"]
 
 #: The result prefix recorded for a call that failed only by running out of time.
 TIMED_OUT = "\x00timed out"
+#: The result prefix recorded for an action that was refused without running.
+REFUSED = "\x00refused"
 
 #: ``(action signature, succeeded, a prefix of the result)`` per dispatched action.
 HistoryEntry = tuple[str, bool, str]
@@ -51,15 +55,20 @@ def detect_drift(
     if any(other.signature() == sig for other in batch):
         return "twice in one reply"
     earlier = [entry for entry in history if entry[0] == sig]
-    if earlier:
-        _, ok, excerpt = earlier[-1]
+    ran = [entry for entry in earlier if entry[2] != REFUSED]
+    succeeded = [excerpt for _, ok, excerpt in ran if ok]
+    if succeeded:
+        # Asking again is legitimate only when the window no longer shows the result.
+        excerpt = succeeded[-1]
+        if not excerpt or any(excerpt in text for text in window_texts):
+            return "its result is already in the conversation"
+    elif ran:
         # One repeat of a call that failed once is a retry, not a loop, when it only timed
         # out or when the tool says running it twice is safe (a transient failure may clear).
-        retry = len(earlier) == 1 and (excerpt == TIMED_OUT or may_retry)
-        if not ok and not retry:
+        if not (len(ran) == 1 and (ran[0][2] == TIMED_OUT or may_retry)):
             return "it already failed"
-        if ok and (not excerpt or any(excerpt in text for text in window_texts)):
-            return "its result is already in the conversation"
+    elif earlier:
+        return "it was refused before"
     sigs = [entry[0] for entry in history]
     if len(sigs) >= 3 and sigs[-2] == sig and sigs[-3] == sigs[-1] and sigs[-1] != sig:
         return "it oscillates with another call"

@@ -131,6 +131,8 @@ def finish(state: AgentState) -> AgentResult:
         forced=forced,
         elapsed_s=time.monotonic() - state.started,
         messages=tuple(state.memory.messages),
+        compaction_usage=state.compaction_usage,
+        compaction_calls=state.compaction_calls,
     )
 
 

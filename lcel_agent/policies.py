@@ -20,7 +20,9 @@ DEFAULT_POLICIES: Mapping[ErrorClass, Policy] = {
     ErrorClass.UNKNOWN_TOOL: Policy.REPROMPT,
     ErrorClass.BAD_ARGUMENTS: Policy.REPROMPT,
     ErrorClass.TOOL_FAILURE: Policy.REPROMPT,
-    ErrorClass.TOOL_TIMEOUT: Policy.RETRY,  # only idempotent tools are retried
+    # Timeouts and transient failures (TransientError) of idempotent tools are retried once
+    # without asking the model: a tool call is far cheaper than a model call.
+    ErrorClass.TOOL_TIMEOUT: Policy.RETRY,
     ErrorClass.TOOL_LIMIT: Policy.REPROMPT,
     ErrorClass.DRIFT: Policy.REPROMPT,  # one nudge, then a drift stop
     ErrorClass.LLM_TRANSIENT: Policy.RETRY,

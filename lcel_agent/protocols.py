@@ -15,8 +15,8 @@ from typing import Protocol
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from . import texts
+from ._messages import message_text
 from ._redact import redact
-from .stages.clean import message_text
 from .state import AgentState
 
 __all__ = ["JsonTranscript", "ToolCallTranscript", "Transcript"]
@@ -43,10 +43,15 @@ class JsonTranscript:
             raw = message_text(state.reply) if state.reply is not None else ""
             said = redact(raw[:_MAX_BAD_REPLY_CHARS]) or "(empty reply)"
         out: list[BaseMessage] = [AIMessage(content=said)]
-        lines = [
-            texts.OBSERVATION.format(name=o.action.tool, output=o.output)
-            for o in state.observations
-        ]
+        if len(state.observations) == 1:
+            lines = [texts.OBSERVATION.format(output=state.observations[0].output)]
+        else:  # several calls: say which result answers which call
+            lines = [
+                texts.OBSERVATION_OF.format(
+                    name=o.action.tool, input=o.action.input_text, output=o.output
+                )
+                for o in state.observations
+            ]
         if notice:
             lines.append(notice)
         if lines:

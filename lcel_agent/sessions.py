@@ -174,7 +174,10 @@ class SessionStore:
         if found is None:
             return None
         return SlidingWindowMemory.from_dict(
-            json.loads(found[0]), template.counter, max_tokens=template.max_tokens
+            json.loads(found[0]),
+            template.counter,
+            max_tokens=template.max_tokens,
+            compactor=template.compactor,
         )
 
     def delete(self, session_id: str) -> None:

@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from .breaker import BreakerState
 from .errors import ErrorClass
 
 if TYPE_CHECKING:
-    from .memory import SlidingWindowMemory
+    from .memory import Fact, SlidingWindowMemory
 
 __all__ = [
     "FINAL_ACTION",
@@ -49,7 +50,7 @@ class StopReason(StrEnum):
     MAX_LOOPS = "max_loops"
     """``max_loops`` model calls were made without an answer."""
     MAX_ERRORS = "max_errors"
-    """``max_errors`` loops in a row failed, or a policy said stop."""
+    """The circuit breaker tripped (see ``lcel_agent.breaker``), or a policy said stop."""
     DRIFT = "drift"
     """The model kept repeating itself after one nudge."""
     LLM_ERROR = "llm_error"
@@ -101,6 +102,17 @@ class Action:
     def is_final(self) -> bool:
         """True for the ``final`` action."""
         return self.tool == FINAL_ACTION
+
+    @property
+    def input_text(self) -> str:
+        """The input as the model would read it: a string, a dict's one string, else JSON."""
+        value = self.tool_input
+        if isinstance(value, dict) and len(value) == 1:
+            (only,) = value.values()
+            value = only if isinstance(only, str) else value
+        if isinstance(value, str):
+            return value
+        return json.dumps(value, ensure_ascii=False, default=str)
 
     def signature(self) -> str:
         """A stable text key of tool and input, used to recognise repeats."""
@@ -219,6 +231,10 @@ class AgentResult:
     """Wall time of the run, in seconds."""
     messages: tuple[BaseMessage, ...] = ()
     """The memory window at the end of the run."""
+    compaction_usage: Usage = field(default_factory=Usage)
+    """Tokens the memory's compactor spent on model-written summaries (part of ``usage``)."""
+    compaction_calls: int = 0
+    """Model calls the memory's compactor made (not counted in ``loops``)."""
 
     @property
     def ok(self) -> bool:
@@ -230,11 +246,22 @@ class AgentResult:
         data = asdict(self)
         data["stop_reason"] = self.stop_reason.value
         data["usage"] = self.usage.to_dict()
+        data["compaction_usage"] = self.compaction_usage.to_dict()
         data["messages"] = [{"type": m.type, "content": m.content} for m in self.messages]
         for record, step in zip(data["steps"], self.steps, strict=True):
             record["usage"] = step.usage.to_dict()
         safe: dict[str, Any] = json.loads(json.dumps(data, ensure_ascii=False, default=str))
         return safe
+
+    def to_html(self) -> str:
+        """The run as one self-contained HTML page: timeline, replies, tool calls, window.
+
+        ``Path("run.html").write_text(result.to_html())``; it opens from disk and
+        loads nothing (see :mod:`lcel_agent.report`).
+        """
+        from .report import render_run  # the report (and Jinja2) only when asked for
+
+        return render_run(self.to_dict())
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,16 +280,18 @@ class AgentState:
     """``time.monotonic()`` at the start of the run."""
     loops: int = 0
     """Model calls made so far."""
-    consecutive_errors: int = 0
-    """Failed loops in a row (the circuit breaker's count)."""
+    breaker: BreakerState = field(default_factory=BreakerState)
+    """The circuit breaker's memory: loops since progress, repeated failures (see ``breaker``)."""
     usage: Usage = field(default_factory=Usage)
-    """Tokens so far."""
+    """Tokens so far (memory compaction's model calls included)."""
+    compaction_usage: Usage = field(default_factory=Usage)
+    """Tokens spent by the memory's compactor (a model-written summary), part of ``usage``."""
+    compaction_calls: int = 0
+    """Model calls made by the memory's compactor."""
     steps: tuple[StepRecord, ...] = ()
     """Records of the finished loops."""
     history: tuple[tuple[str, bool, str], ...] = ()
     """``(action signature, succeeded, result prefix)`` per dispatched action (drift detection)."""
-    drift_nudged: bool = False
-    """True once the model was warned about repeating itself."""
     tool_counts: tuple[tuple[str, int], ...] = ()
     """Calls per tool so far (for ``tool_call_limits``)."""
     final_only: bool = False
@@ -287,7 +316,11 @@ class AgentState:
     loop_error: RunError | None = None
     """Per loop: the first error of this loop."""
     pending: tuple[BaseMessage, ...] = ()
-    """Per loop: messages ``trim_memory`` adds to the window."""
+    """Per loop: messages ``trim_memory`` adds to the window (as one turn)."""
+    pending_facts: tuple[Fact, ...] = ()
+    """Per loop: what the loop established, kept by the window's compactor."""
+    pending_failed: bool = False
+    """Per loop: the loop failed (its turn leaves the window at the next success)."""
     llm_ms: float = 0.0
     """Per loop: model call time."""
     tools_ms: float = 0.0

@@ -7,7 +7,9 @@ Property tests are derandomized so every run checks the same examples, and the
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import gc
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -29,3 +31,18 @@ def run(request: pytest.FixtureRequest) -> Callable[..., AgentResult]:
         return asyncio.run(agent.ainvoke(task, config))
 
     return runner
+
+
+@pytest.fixture
+def closes_async_clients() -> Iterator[None]:
+    """Collect, after the test, the async HTTP clients its ``asyncio.run`` left behind.
+
+    A model client used under ``asyncio.run`` keeps its sockets after the loop closes
+    (the loop can no longer close them); on the pinned stack each ``ChatOpenAI`` owns
+    such a client. Collected here they close quietly, instead of surfacing as a
+    ResourceWarning in whatever test the garbage collector happens to run in next.
+    """
+    yield
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()

@@ -14,8 +14,8 @@
   the job's rate limit, usable on its own with any agent or chain.
 * :mod:`lcel_agent.batch.errors`: the job's exceptions.
 
-Importing this package is cheap; the runner (and Ray, only for ``executor="ray"``)
-loads on first use. See docs/batch.md.
+Importing this package imports nothing (``lcel-agent --help`` stays fast); each name
+loads on first use, and Ray only for ``executor="ray"``. See docs/batch.md.
 """
 
 from __future__ import annotations
@@ -23,19 +23,18 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .errors import (
-    BatchError,
-    BatchInputError,
-    BatchInterrupted,
-    BatchRunError,
-    BatchStoreError,
-)
-
 if TYPE_CHECKING:
     from ._items import TaskFile
     from ._limiter import AsyncRateLimitCallback, RateLimitCallback, RateLimiter
     from ._runner import arun_batch, run_batch
     from ._summary import BatchSummary
+    from .errors import (
+        BatchError,
+        BatchInputError,
+        BatchInterrupted,
+        BatchRunError,
+        BatchStoreError,
+    )
 
 __all__ = [
     "AsyncRateLimitCallback",
@@ -53,6 +52,11 @@ __all__ = [
 ]
 
 _LAZY = {
+    "BatchError": ".errors",
+    "BatchInputError": ".errors",
+    "BatchInterrupted": ".errors",
+    "BatchRunError": ".errors",
+    "BatchStoreError": ".errors",
     "AsyncRateLimitCallback": "._limiter",
     "RateLimitCallback": "._limiter",
     "RateLimiter": "._limiter",

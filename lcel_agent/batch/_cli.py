@@ -70,6 +70,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    # lcel-agent's main() reports unknown options with the usage of the command given them.
+    parser.set_defaults(command_parser=parser)
     parser.add_argument("tasks", metavar="TASKS.jsonl", help="the tasks, one JSON value per line")
     parser.add_argument("--out", required=True, metavar="RESULTS.jsonl",
                         help="the results file (created, or resumed when it exists)")  # fmt: skip

@@ -1,36 +1,42 @@
-"""``classify_error``: judge the loop, update the circuit breaker, decide whether to stop.
+"""``classify_error``: judge the loop, advance the circuit breaker, decide whether to stop.
 
 Pure: it reads what the earlier stages left in the state and writes
 
 * the loop's :class:`~lcel_agent.state.StepRecord`;
-* the consecutive-error count (any successful tool call resets it; a format
-  error, an unknown tool, bad arguments, a failed, timed-out or refused call
-  and a drift nudge each count one loop);
+* the circuit breaker (:mod:`lcel_agent.breaker`): a loop whose calls returned
+  a result the run had not seen is *progress* and resets it; a failed loop (a
+  format error, an unknown tool, bad arguments, a failed, timed-out or refused
+  call, a drift nudge) is fingerprinted, so the breaker can tell the same
+  failure repeated from a mix of different slips;
 * the stop decision: ``final`` on an answer, ``llm_error`` when the model API
-  failed, ``drift`` when the model repeats itself after its one nudge,
-  ``max_errors`` when the breaker trips or a policy says ``stop``, and
-  ``max_loops`` when the loop reserved for a final answer brought none;
-* the messages ``trim_memory`` will add to the window (never a raw parser error).
+  failed, ``max_errors`` (or ``drift`` when the last failure was a repeat the
+  model was warned about) when the breaker trips or a policy says ``stop``,
+  and ``max_loops`` when the loop reserved for a final answer brought none;
+* the turn ``trim_memory`` will add to the window: its messages (never a raw
+  parser error), the facts it established, and whether it failed.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from .._messages import message_text
 from .._redact import redact
+from ..breaker import StopWhy, advance
 from ..errors import ErrorClass, Policy
+from ..memory import Fact
 from ..policies import DEFAULT_POLICIES
 from ..protocols import JsonTranscript, Transcript
-from ..state import AgentState, RunError, StepRecord, StopReason
+from ..state import Action, AgentState, Observation, RunError, StepRecord, StopReason
 from ..texts import FORMAT_REPROMPT
 from ._base import Stage
-from .clean import message_text
 from .parse import final_text
 
-__all__ = ["ClassifyError"]
+__all__ = ["ClassifyError", "facts_of"]
 
 # When several calls of one reply fail, the loop is reported under the most telling class.
 _PRIORITY = (
@@ -41,13 +47,64 @@ _PRIORITY = (
     ErrorClass.TOOL_TIMEOUT,
     ErrorClass.TOOL_FAILURE,
 )
+# Calls that ran and failed: what they say about the world is worth remembering.
+_RAN_AND_FAILED = (ErrorClass.TOOL_FAILURE, ErrorClass.TOOL_TIMEOUT)
+
+
+def _fact(obs: Observation) -> Fact:
+    subject = obs.action.input_text
+    return Fact(
+        f"{obs.action.tool}({subject})",
+        obs.output,
+        ok=obs.ok,
+        subject=subject,
+        key=obs.action.signature(),
+    )
+
+
+def facts_of(observations: tuple[Observation, ...]) -> tuple[Fact, ...]:
+    """What a loop's calls established: each success, and each call that ran and failed."""
+    return tuple(_fact(o) for o in observations if o.ok or o.error_class in _RAN_AND_FAILED)
+
+
+def _fingerprint(error: RunError, state: AgentState) -> str:
+    """Equal for the same failure repeated, different for different slips.
+
+    A failed action is known by its call: the same call failing again is the same
+    failure, whether the tool failed again or the repeat was refused as drift. A reply
+    that could not be read is known by what it said: its text and any tool calls
+    that could not be read (native tool calls carry no text).
+    """
+    failed = sorted(o.action.signature() for o in state.observations if not o.ok)
+    if failed:
+        return "calls|" + "|".join(failed)
+    reply = state.reply
+    said = message_text(reply) if reply is not None else ""
+    if reply is not None:
+        said += "".join(f"|{c.get('name')}({c.get('args')})" for c in reply.invalid_tool_calls)
+    return f"{error.error_class.value}|" + " ".join(said.split())[:500]
+
+
+def _results(state: AgentState) -> list[str]:
+    # A call counts once: asking again (a result that changes, a fact the window lost)
+    # is not progress, so only the number of different calls bounds a run's progress.
+    return [o.action.signature() for o in state.observations if o.ok]
+
+
+def _stop_error(error: RunError, why: StopWhy, streak: int, stalled: int) -> RunError:
+    reasons = {
+        "repeated": f"the same failure {streak} times in a row",
+        "stalled": f"{stalled} loops in a row without progress",
+        "drifted": "the model repeated itself again after a nudge",
+    }
+    return dataclasses.replace(error, message=f"{error.message} (stopped: {reasons[why]})")
 
 
 class ClassifyError(Stage):
     """Decide the outcome of the loop. See the module docstring for the rules.
 
     Args:
-        max_errors: consecutive failed loops that stop the run.
+        max_errors: the breaker's limit (see :mod:`lcel_agent.breaker`).
         policies: the policy per error class (``stop`` ends the run at once).
         transcript: how the loop is written into memory (per protocol).
     """
@@ -99,26 +156,31 @@ class ClassifyError(Stage):
         error_class = worst.error_class or ErrorClass.TOOL_FAILURE
         return RunError(state.loops, "dispatch_tools", error_class, worst.output)
 
+    def _answered(
+        self, state: AgentState, final: Action, steps: tuple[StepRecord, ...]
+    ) -> AgentState:
+        answer = final_text(final.tool_input)
+        return dataclasses.replace(
+            state,
+            steps=steps,
+            stop=StopReason.FINAL,
+            output=answer,
+            pending=tuple(self.transcript.messages(state, None)),
+            pending_facts=(Fact("final answer", answer),),
+        )
+
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None:
             return state
         error = self._loop_error(state)
-        record = self._record(state, error)
-        steps = (*state.steps, record)
+        steps = (*state.steps, self._record(state, error))
 
         if error is not None and error.stage == "call_llm":
             return dataclasses.replace(state, steps=steps, stop=StopReason.LLM_ERROR, error=error)
 
         final = next((a for a in state.actions if a.is_final), None)
         if final is not None and error is None:
-            return dataclasses.replace(
-                state,
-                steps=steps,
-                consecutive_errors=0,
-                stop=StopReason.FINAL,
-                output=final_text(final.tool_input),
-                pending=tuple(self.transcript.messages(state, None)),
-            )
+            return self._answered(state, final, steps)
 
         if state.final_only:
             message = "the model did not give a final answer on the loop reserved for it"
@@ -134,23 +196,38 @@ class ClassifyError(Stage):
         notice = error.notice if error is not None else None
         if notice is None and error is not None and error.error_class is ErrorClass.FORMAT:
             notice = FORMAT_REPROMPT
-        pending = tuple(self.transcript.messages(state, notice))
-        if error is None:
-            return dataclasses.replace(state, steps=steps, consecutive_errors=0, pending=pending)
-
-        errors = state.consecutive_errors + 1
-        changes: dict[str, object] = {
+        failure = _fingerprint(error, state) if error is not None else None
+        breaker, why = advance(
+            state.breaker,
+            failure=failure,
+            results=_results(state),
+            max_errors=self.max_errors,
+            drift=error is not None and error.error_class is ErrorClass.DRIFT,
+        )
+        changes: dict[str, Any] = {
             "steps": steps,
-            "consecutive_errors": errors,
-            "pending": pending,
-            "error": error,
+            "breaker": breaker,
+            "pending": tuple(self.transcript.messages(state, notice)),
+            "pending_facts": facts_of(state.observations),
+            # A reply with one failed call among successes is shown whole until the next
+            # success too: the model must read what went wrong to put it right.
+            "pending_failed": error is not None or any(not o.ok for o in state.observations),
         }
-        if error.error_class is ErrorClass.DRIFT:
-            if state.drift_nudged:
+        if error is None:
+            if why is not None:  # calls that only ever return what the run already has
                 changes["stop"] = StopReason.DRIFT
-            changes["drift_nudged"] = True
-        if "stop" not in changes and (
-            self.policies.get(error.error_class) is Policy.STOP or errors >= self.max_errors
-        ):
+                changes["error"] = RunError(
+                    state.loops,
+                    self.name or "classify_error",
+                    ErrorClass.DRIFT,
+                    f"{breaker.stalled} loops in a row without a new result",
+                )
+            return dataclasses.replace(state, **changes)
+        changes["error"] = error
+        if self.policies.get(error.error_class) is Policy.STOP:
             changes["stop"] = StopReason.MAX_ERRORS
-        return dataclasses.replace(state, **changes)  # type: ignore[arg-type]
+        elif why is not None:
+            drift = why == "drifted" or error.error_class is ErrorClass.DRIFT
+            changes["stop"] = StopReason.DRIFT if drift else StopReason.MAX_ERRORS
+            changes["error"] = _stop_error(error, why, breaker.streak, breaker.stalled)
+        return dataclasses.replace(state, **changes)

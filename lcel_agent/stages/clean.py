@@ -21,9 +21,9 @@ import json
 import re
 from typing import Any
 
-from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 
+from .._messages import message_text
 from .._redact import redact
 from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import AgentState, RunError
@@ -34,22 +34,6 @@ __all__ = ["CleanJson", "KeepReply", "extract_json", "message_text"]
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _DECODER = json.JSONDecoder()
-
-
-def message_text(value: Any) -> str:
-    """The text of a str, a message, or a message's list of content parts."""
-    if isinstance(value, BaseMessage):
-        value = value.content
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        parts = [
-            p if isinstance(p, str) else str(p.get("text", ""))
-            for p in value
-            if isinstance(p, (str, dict))
-        ]
-        return "".join(parts)
-    raise TypeError(f"expected a str or a message, not {type(value).__name__}")
 
 
 def _whole(text: str) -> Any:

@@ -9,9 +9,11 @@ string is coerced, the article's pitfall 1). Then the calls run, concurrently
 when there are several and ``parallel=True`` (threads in sync code, tasks in
 async code, at most ``max_concurrency`` at once), each with its time limit;
 results come back in the order of the actions and one failing call loses
-nothing of the others. A failed or timed-out call is retried once when its
-policy says ``retry`` and the tool is idempotent, then handed to its fallback
-tool, if it has one.
+nothing of the others. A timed-out call, or one whose failure may clear on its
+own (a :class:`~lcel_agent.tools.TransientError` result, a raised ``TimeoutError``
+or ``ConnectionError``), is retried once when ``tool_timeout``'s policy says
+``retry`` and the tool is idempotent; any other failure only when its own policy
+says so. Then the fallback tool runs, if there is one.
 
 On its own, the dispatcher runs one action::
 
@@ -44,13 +46,13 @@ from .._timeout import (
     call_async_with_timeout,
     call_with_timeout,
 )
-from ..drift import TIMED_OUT, detect_drift
+from ..drift import REFUSED, TIMED_OUT, detect_drift
 from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
 from ..tools._args import coerce_single_arg
 from ..tools._native import runs_async, runs_sync
-from ..tools._output import is_error_result, stringify_output, truncate_output
+from ..tools._output import TransientError, is_error_result, stringify_output, truncate_output
 from ._base import Stage
 from .clean import message_text
 
@@ -74,6 +76,8 @@ def _excerpt(obs: Observation) -> str:
     """What drift detection remembers of a dispatched call."""
     if obs.ok:
         return obs.output[:_EXCERPT]
+    if obs.attempts == 0:
+        return REFUSED
     return TIMED_OUT if obs.error_class is ErrorClass.TOOL_TIMEOUT else ""
 
 
@@ -89,6 +93,8 @@ class _Outcome:
     ok: bool
     text: str
     error_class: ErrorClass | None = None
+    transient: bool = False
+    """A failure that may clear on a second try: retried like a timeout."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +223,8 @@ class DispatchTools(Stage):
     def _judge(self, value: Any) -> _Outcome:
         text = truncate_output(redact(stringify_output(value)), self.max_observation_chars)
         if is_error_result(text):
-            return _Outcome(False, text, ErrorClass.TOOL_FAILURE)
+            transient = isinstance(value, TransientError)
+            return _Outcome(False, text, ErrorClass.TOOL_FAILURE, transient=transient)
         return _Outcome(True, text)
 
     def _failure(self, tool: BaseTool, exc: BaseException, timeout: float | None) -> _Outcome:
@@ -226,6 +233,7 @@ class DispatchTools(Stage):
                 False,
                 f"ERROR: tool {tool.name!r} timed out after {timeout:g} s",
                 ErrorClass.TOOL_TIMEOUT,
+                transient=True,
             )
         if isinstance(exc, ValidationError):
             return _Outcome(
@@ -234,7 +242,10 @@ class DispatchTools(Stage):
                 ErrorClass.BAD_ARGUMENTS,
             )
         detail = redact(f"ERROR: {type(exc).__name__}: {exc}")
-        return _Outcome(False, truncate_output(detail, 500), ErrorClass.TOOL_FAILURE)
+        transient = isinstance(exc, TimeoutError | ConnectionError)
+        return _Outcome(
+            False, truncate_output(detail, 500), ErrorClass.TOOL_FAILURE, transient=transient
+        )
 
     def _next(
         self, call: _Call, outcome: _Outcome, tool: BaseTool, attempts: int
@@ -248,6 +259,10 @@ class DispatchTools(Stage):
         policy = self.policies[outcome.error_class]
         if policy is Policy.STOP:
             return None
+        # A transient failure (a timeout, a dropped connection, a 5xx) is retried as a
+        # timeout would be; a plain ERROR result only when its own policy says retry.
+        if outcome.transient:
+            policy = self.policies[ErrorClass.TOOL_TIMEOUT]
         if policy is Policy.RETRY and attempts == 1 and tool is call.tool and is_idempotent(tool):
             return tool
         fallback = self.fallbacks.get(call.tool.name)

@@ -20,10 +20,20 @@ else ``"json"``: one ``{"action": ..., "action_input": ...}`` object, or a list 
 when ``parallel=True``.
 
 Behaviour: after an observation containing ``ERROR`` it retries the same call once
-(under the right name when the failure was a misspelt tool),
+(under the right name when the failure was a misspelt tool; never when the error says
+it was repeating itself),
 then moves on to other missing facts (and comes back stubbornly); when a message after
 its last action says it is repeating ("repeat" or "重复") it uses the city's adcode, or
-gives a partial answer when no untried call is left.
+gives a partial answer when no untried call is left. Asked to keep notes (a request whose
+system message starts like :data:`lcel_agent.memory.summary.SUMMARY_PROMPT`), it answers
+with the fact lines it can read, one per line, as a careful summariser would.
+
+``varied=True`` draws the details of each damage from a second seeded stream, in every
+protocol: where a cut-off reply (or tool-call arguments) is cut, which misspelling of a
+tool name, which sentence wraps the JSON or leads a ReAct step. The noise *rates* (and so
+the first stream) are the same with or without it. ``repeat_success`` repeats a call whose
+result the model can read anywhere in the conversation (its own turns, a digest, a
+summary), so the noise hits every agent alike, however it keeps its history.
 """
 
 from __future__ import annotations
@@ -42,6 +52,7 @@ __all__ = [
     "ADCODES",
     "ARTICLE_TASK",
     "LONG_TASK",
+    "STRESS_TASK",
     "ArticleTaskModel",
     "NoiseProfile",
     "WeatherSearchTask",
@@ -51,23 +62,50 @@ ADCODES: dict[str, str] = {
     "北京": "110000", "上海": "310000", "天津": "120000", "重庆": "500000",
     "广州": "440100", "深圳": "440300", "杭州": "330100", "南京": "320100",
     "成都": "510100", "武汉": "420100", "西安": "610100", "苏州": "320500",
+    "长沙": "430100", "郑州": "410100", "青岛": "370200", "沈阳": "210100",
+    "大连": "210200", "厦门": "350200", "昆明": "530100", "合肥": "340100",
+    "福州": "350100", "济南": "370100", "哈尔滨": "230100", "长春": "220100",
 }  # fmt: skip
 """Amap adcodes of some cities: what the model switches to when told it is repeating."""
 
 _MISSPELT = {"get_weather": "get_wether", "search_baidu": "serach_baidu"}
-_CORRECTED = {wrong: right for right, wrong in _MISSPELT.items()}
+# With varied damage: the other ways a model gets a tool's name wrong.
+_VARIANTS = {
+    "get_weather": ("get_wether", "get_weathr", "getweather", "get_Weather", "weather_get"),
+    "search_baidu": (
+        "serach_baidu",
+        "search_baidoo",
+        "searchbaidu",
+        "Search_baidu",
+        "baidu_search",
+    ),
+}
+_CORRECTED = {wrong: right for right, names in _VARIANTS.items() for wrong in names}
+_PROSE = (
+    ("好的，下面是我的操作：\n", "\n请执行。"),
+    ("Sure! Here is the next step:\n", ""),
+    ("我先调用工具。", "\n等待结果。"),
+    ("", "\nLet me know the result."),
+)
 
 
 @dataclass(frozen=True)
 class WeatherSearchTask:
-    """Get the weather of ``cities`` (in order), search ``query``, then summarise."""
+    """Get the weather of ``cities`` (in order), search ``query`` (then ``more_queries``), summarise."""
 
     cities: tuple[str, ...] = ("北京", "上海")
     query: str = "台风最新路径"
     keyword: str = "台风"
-    """A search result counts only if one of its titles contains this."""
+    """A search result for ``query`` counts only if one of its titles contains this."""
     weather_tool: str = "get_weather"
     search_tool: str = "search_baidu"
+    more_queries: tuple[str, ...] = ()
+    """Further searches; a result for one counts if a title contains the query itself."""
+
+    @property
+    def searches(self) -> tuple[tuple[str, str], ...]:
+        """``(query, keyword)`` of every search, in order."""
+        return ((self.query, self.keyword), *((q, q) for q in self.more_queries))
 
     @property
     def prompt(self) -> str:
@@ -76,7 +114,9 @@ class WeatherSearchTask:
             where, what = "和".join(self.cities), "这两条信息"
         else:
             where, what = "、".join(self.cities), "这些信息"
-        return f"查询{where}今天的天气，然后百度搜索“{self.query}”，最后总结{what}"
+        quoted = [f"“{q}”" for q, _ in self.searches]
+        searched = quoted[0] if len(quoted) == 1 else "、".join(quoted[:-1]) + "和" + quoted[-1]
+        return f"查询{where}今天的天气，然后百度搜索{searched}，最后总结{what}"
 
 
 ARTICLE_TASK = WeatherSearchTask()
@@ -85,6 +125,13 @@ LONG_TASK = WeatherSearchTask(
     cities=("北京", "上海", "广州", "深圳", "杭州", "南京", "成都", "武汉")
 )
 """Eight cities then the search: nine tool calls, for memory-window benchmarks."""
+_STRESS_CITIES = (
+    "北京", "上海", "广州", "深圳", "杭州", "南京", "成都", "武汉", "西安", "重庆", "天津",
+    "苏州", "长沙", "郑州", "青岛", "沈阳", "大连", "厦门", "昆明", "合肥", "福州", "济南",
+)  # fmt: skip
+STRESS_TASK = WeatherSearchTask(cities=_STRESS_CITIES, more_queries=("暴雨预警", "高温预警"))
+"""Twenty-two cities then three searches: 25 tool calls at least, far more than an
+800-token window holds word for word (about 1,700 tokens of turns)."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +179,8 @@ class _View:
     """What the model reads from the conversation."""
 
     weather: dict[str, str] = field(default_factory=dict)
-    search: tuple[str, str] | None = None
+    search: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """query -> (title, link) of a hit."""
     attempts: list[_Attempt] = field(default_factory=list)
     last_batch: list[_Attempt] = field(default_factory=list)
     after_last: str = ""
@@ -156,11 +204,22 @@ def _first_json(text: str, openers: str = "{[") -> Any:
     return None
 
 
+def _is_summary_request(messages: list[dict[str, Any]]) -> bool:
+    first = messages[0] if messages else {}
+    return first.get("role") == "system" and _text(first.get("content")).startswith(
+        "You keep the notes of an agent"
+    )
+
+
 def _arg(value: Any) -> str:
-    if isinstance(value, dict):
-        value = next((v for v in value.values() if isinstance(v, str)), "")
+    # Its own dict_input noise nests a dict in the arguments: read through it.
+    while isinstance(value, dict):
+        value = next((v for v in value.values() if isinstance(v, (str, dict))), "")
     return str(value).strip().strip("'\"")
 
+
+_REPEATING = re.compile(r"repeat|重复", re.I)
+"""How the model recognises being told it is repeating itself."""
 
 _REACT_STEP = re.compile(
     r"Action:[ \t]*([^\n]*)\nAction Input:[ \t]*([^\n]*)\nObservation:(.*?)(?=\nThought:|\nAction:|\Z)",
@@ -184,6 +243,7 @@ class ArticleTaskModel:
         seed: int | None = 0,
         protocol: Literal["auto", "json", "react", "native"] = "auto",
         parallel: bool = False,
+        varied: bool = False,
     ) -> None:
         self.task, self.noise, self.protocol, self.parallel = (
             task,
@@ -191,15 +251,23 @@ class ArticleTaskModel:
             protocol,
             parallel,
         )
+        self.varied = varied
         self.noise_counts: Counter[str] = Counter()
         self.replies = 0
         self._rng = random.Random(seed)
+        # The details of varied damage come from their own stream, so the first stream
+        # (whether damage happens) is the same with or without them.
+        self._details = random.Random(f"{seed}-details")
         self._lock = threading.Lock()
         self._known = {task.weather_tool, task.search_tool} | {
             _MISSPELT.get(t, t + "_x") for t in (task.weather_tool, task.search_tool)
         }
+        for tool in (task.weather_tool, task.search_tool):
+            self._known |= set(_VARIANTS.get(tool, ()))
 
     def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Reply:
+        if _is_summary_request(messages):
+            return Reply(content=self._notes(messages))
         protocol = self._protocol(messages, tools)
         view = self._read(messages, protocol)
         with self._lock:
@@ -230,7 +298,11 @@ class ArticleTaskModel:
         view.weather = {
             c: line for c in self.task.cities if (line := self._weather_line(c, everything))
         }
-        view.search = self._search_hit(everything)
+        view.search = {
+            q: hit
+            for q, keyword in self.task.searches
+            if (hit := self._search_hit(everything, keyword))
+        }
         if protocol == "react":
             for tool, arg, obs in _REACT_STEP.findall(everything):
                 if tool.strip() in self._known:
@@ -280,7 +352,7 @@ class ArticleTaskModel:
         match = re.search(rf"(?:{names})市?天气：[^\n\"\\{{}}\[\]]*", text)
         return match.group(0).rstrip("，。 ") if match else None
 
-    def _search_hit(self, text: str) -> tuple[str, str] | None:
+    def _search_hit(self, text: str, keyword: str) -> tuple[str, str] | None:
         if '"link"' not in text:
             text = text.replace('\\"', '"')
         start = 0
@@ -289,13 +361,16 @@ class ArticleTaskModel:
             found = _first_json(text[i:], "[")
             for item in found if isinstance(found, list) else ():
                 title = str(item.get("title", "")) if isinstance(item, dict) else ""
-                if self.task.keyword in title and "link" in item:
+                if keyword in title and "link" in item:
                     return title, str(item["link"])
         return None
 
+    def _keyword(self, query: str) -> str:
+        return dict(self.task.searches).get(query, query)
+
     def _fact_in(self, call: _Call, observation: str) -> bool:
         if call.tool == self.task.search_tool:
-            return self._search_hit(observation) is not None
+            return self._search_hit(observation, self._keyword(call.arg)) is not None
         city = next((c for c, code in ADCODES.items() if code == call.arg), call.arg)
         return (
             call.tool == self.task.weather_tool
@@ -306,22 +381,24 @@ class ArticleTaskModel:
 
     def _decide(self, view: _View) -> list[_Call] | None:
         """The calls to make next, or None to answer."""
-        missing = [c for c in self.task.cities if c not in view.weather]
-        if view.search is None:
-            missing.append("")  # "" stands for the search
+        missing: list[tuple[str, str]] = [
+            ("city", c) for c in self.task.cities if c not in view.weather
+        ]
+        missing += [("search", q) for q, _ in self.task.searches if q not in view.search]
         if not missing:
             return None
         fails = Counter(a.call for a in view.attempts if a.failed)
         # A call to a tool that does not exist is retried under the real name: the error
         # lists the tools (and suggests the closest), as models given that hint do.
+        # ... but not a call it was just told it repeated: that is a cue to change course.
         retry = [
             _Call(_CORRECTED.get(a.call.tool, a.call.tool), a.call.arg)
             for a in view.last_batch
-            if a.failed and fails[a.call] == 1
+            if a.failed and fails[a.call] == 1 and not _REPEATING.search(a.observation)
         ]
         if retry:
             return retry if self.parallel else retry[:1]
-        told = re.search(r"repeat|重复", view.after_last, re.I) is not None
+        told = _REPEATING.search(view.after_last) is not None
         calls = []
         for item in missing:
             call = self._call_for(item, view, told)
@@ -335,9 +412,10 @@ class ArticleTaskModel:
             calls = [self._call_for(missing[0], view, False)]
         return calls
 
-    def _call_for(self, item: str, view: _View, told: bool) -> _Call:
-        if not item:
-            return _Call(self.task.search_tool, self.task.query)
+    def _call_for(self, missing: tuple[str, str], view: _View, told: bool) -> _Call:
+        kind, item = missing
+        if kind == "search":
+            return _Call(self.task.search_tool, item)
         code = ADCODES.get(item)
         use_code = code is not None and (told or any(a.call.arg == code for a in view.attempts))
         return _Call(self.task.weather_tool, code if use_code and code else item)
@@ -352,12 +430,15 @@ class ArticleTaskModel:
     ) -> Reply:
         if protocol == "react":
             calls = calls[:1]
-        done = [a.call for a in view.attempts if a.succeeded]
+        # What it already knows, wherever it read it (its own turns, a digest, a summary):
+        # repeating one of those calls is the noise, however the agent keeps its history.
+        done = [_Call(self.task.weather_tool, c) for c in self.task.cities if c in view.weather]
+        done += [_Call(self.task.search_tool, q) for q, _ in self.task.searches if q in view.search]
         if draws["repeat_success"] and done:
             calls = [done[-1]]
             self._noise("repeat_success")
         if draws["misspelt_tool"]:
-            calls[0] = _Call(_MISSPELT.get(calls[0].tool, calls[0].tool + "_x"), calls[0].arg)
+            calls[0] = _Call(self._misspelt(calls[0].tool), calls[0].arg)
             self._noise("misspelt_tool")
         keys = [self._arg_name(c.tool, tools) for c in calls]
         inputs: list[Any] = [c.arg for c in calls]
@@ -371,7 +452,7 @@ class ArticleTaskModel:
             ]
             if draws["invalid_json"]:
                 text = json.dumps(tool_calls[0]["arguments"], ensure_ascii=False)
-                tool_calls[0]["arguments"] = text[: len(text) * 2 // 3]
+                tool_calls[0]["arguments"] = text[: int(len(text) * self._cut())]
                 self._noise("invalid_json")
             return Reply(tool_calls=tuple(tool_calls))
         if protocol == "react":
@@ -390,7 +471,8 @@ class ArticleTaskModel:
                 text = f"Thought: 我需要{about}。\nAction: {calls[0].tool} {shown}"
                 self._noise("invalid_json")
             if draws["prose_json"]:
-                text = "好的，我们一步一步来。\n" + text
+                before = self._details.choice(_PROSE)[0] if self.varied else ""
+                text = (before or "好的，我们一步一步来。\n") + text
                 self._noise("prose_json")
             return Reply(content=text)
         actions = [
@@ -406,16 +488,26 @@ class ArticleTaskModel:
             return Reply(content=f"Thought: I now know the final answer\nFinal Answer: {answer}")
         return Reply(content=self._json_text({"action": "final", "action_input": answer}, draws))
 
+    def _cut(self) -> float:
+        """Where a cut-off reply ends, as a share of its length."""
+        return self._details.uniform(0.2, 0.9) if self.varied else 2 / 3
+
+    def _misspelt(self, tool: str) -> str:
+        if self.varied and tool in _VARIANTS:
+            return self._details.choice(_VARIANTS[tool])
+        return _MISSPELT.get(tool, tool + "_x")
+
     def _json_text(self, value: Any, draws: dict[str, bool]) -> str:
         text = json.dumps(value, ensure_ascii=False)
         if draws["invalid_json"]:
-            text = text[: len(text) * 2 // 3]
+            text = text[: int(len(text) * self._cut())]
             self._noise("invalid_json")
         if draws["fenced_json"]:
             text = f"```json\n{text}\n```"
             self._noise("fenced_json")
         if draws["prose_json"]:
-            text = f"好的，下面是我的操作：\n{text}\n请执行。"
+            before, after = self._details.choice(_PROSE) if self.varied else _PROSE[0]
+            text = f"{before}{text}{after}"
             self._noise("prose_json")
         return text
 
@@ -430,13 +522,23 @@ class ArticleTaskModel:
 
     def _summary(self, view: _View) -> str:
         lines = ["今天的天气：", *(view.weather[c] for c in self.task.cities if c in view.weather)]
-        if view.search is not None:
-            title, link = view.search
-            lines.append(f"“{self.task.query}”的搜索结果：{title}（{link}）")
+        for query, _ in self.task.searches:
+            if query in view.search:
+                title, link = view.search[query]
+                lines.append(f"“{query}”的搜索结果：{title}（{link}）")
         missing = [c for c in self.task.cities if c not in view.weather]
-        if view.search is None:
-            missing.append(f"“{self.task.query}”的搜索结果")
+        missing += [f"“{q}”的搜索结果" for q, _ in self.task.searches if q not in view.search]
         if missing:
             lines.append("未能获取：" + "、".join(missing))
         lines.append(f"总结：以上是今天的天气和“{self.task.query}”的最新信息，请据此合理安排出行。")
         return "\n".join(lines)
+
+    def _notes(self, messages: list[dict[str, Any]]) -> str:
+        """A summariser's notes: every weather line and search hit it can read, one a line."""
+        text = "\n".join(_text(m.get("content")) for m in messages if m.get("role") != "system")
+        lines = [line for c in self.task.cities if (line := self._weather_line(c, text))]
+        for query, keyword in self.task.searches:
+            if hit := self._search_hit(text, keyword):
+                item = {"title": hit[0], "link": hit[1]}
+                lines.append(f"{query}: " + json.dumps([item], ensure_ascii=False))
+        return "\n".join(lines) or "(nothing yet)"

@@ -14,11 +14,18 @@ Every tool here answers with a string; a failure is a string starting with
         ...
 
 ``tool.metadata`` carries ``{"idempotent": bool, "timeout": float | None}``,
-which the dispatcher uses to decide retries and time limits.
+which the dispatcher uses to decide retries and time limits. A failure that may
+clear on its own (a timeout, a dropped connection, a 5xx) is returned as a
+:class:`TransientError`: the dispatcher retries an idempotent tool once after it.
 """
 
 from lcel_agent.tools._args import SingleArgInput, SingleArgTool, coerce_single_arg
-from lcel_agent.tools._output import is_error_result, stringify_output, truncate_output
+from lcel_agent.tools._output import (
+    TransientError,
+    is_error_result,
+    stringify_output,
+    truncate_output,
+)
 from lcel_agent.tools.baidu import BaiduSearchTool, SearchInput, search_baidu
 from lcel_agent.tools.safe import SafeTool, safe_tool
 from lcel_agent.tools.weather import WeatherInput, WeatherTool, get_weather
@@ -29,6 +36,7 @@ __all__ = [
     "SearchInput",
     "SingleArgInput",
     "SingleArgTool",
+    "TransientError",
     "WeatherInput",
     "WeatherTool",
     "coerce_single_arg",

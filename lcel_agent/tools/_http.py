@@ -35,6 +35,7 @@ from tenacity.stop import stop_base
 
 from lcel_agent._redact import redact
 from lcel_agent.tools._args import SingleArgTool
+from lcel_agent.tools._output import TransientError
 
 __all__ = [
     "BROWSER_USER_AGENT",
@@ -171,18 +172,22 @@ def fetch(
     try:
         response = retrying(attempt)
     except requests.Timeout:
-        return (
+        return TransientError(
             f"ERROR: {service} did not answer in time "
             f"({_tries(retrying)}, {time.monotonic() - started:.1f} s)"
         )
     except requests.ConnectionError as exc:
-        return f"ERROR: could not connect to {service} ({_tries(retrying)}): {_short_reason(exc)}"
+        return TransientError(
+            f"ERROR: could not connect to {service} ({_tries(retrying)}): {_short_reason(exc)}"
+        )
     except requests.RequestException as exc:
         return f"ERROR: request to {service} failed: {_short_reason(exc)}"
     if not isinstance(response, requests.Response):  # retry_error_callback saw no outcome
         return f"ERROR: request to {service} failed"
     if response.status_code >= 500:
-        return f"ERROR: {service} answered HTTP {response.status_code} ({_tries(retrying)})"
+        return TransientError(
+            f"ERROR: {service} answered HTTP {response.status_code} ({_tries(retrying)})"
+        )
     return response
 
 

@@ -16,10 +16,36 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-__all__ = ["ERROR_PREFIX", "is_error_result", "stringify_output", "truncate_output"]
+__all__ = [
+    "ERROR_PREFIX",
+    "TransientError",
+    "is_error_result",
+    "stringify_output",
+    "truncate_output",
+]
 
 ERROR_PREFIX = "ERROR:"
 """A tool result starting with this (after leading whitespace) means failure."""
+
+
+class TransientError(str):
+    """An ``ERROR:`` result that may clear if the call is made again: a timeout, a
+    dropped connection, a 5xx. ::
+
+        return TransientError("ERROR: the weather service did not answer in time")
+
+    To the model, and to any other framework, it is the plain string. lcel_agent's
+    dispatcher treats it like a timeout: an idempotent tool is retried once, under
+    the ``tool_timeout`` policy, before the model hears of it. A permanent failure
+    ("no such city") stays a plain ``ERROR:`` string and is never retried unasked.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, text: str) -> TransientError:
+        if not (isinstance(text, str) and text.lstrip().startswith(ERROR_PREFIX)):
+            raise ValueError(f"a TransientError is an {ERROR_PREFIX!r} result, got {text!r}")
+        return super().__new__(cls, text)
 
 
 def is_error_result(value: Any) -> bool:

@@ -45,7 +45,7 @@ _VERIFY_MARKERS = ("百度安全验证", "wappass.baidu.com", "captcha")
 class SearchInput(SingleArgInput):
     """Arguments of ``search_baidu``."""
 
-    query: str = Field(description="搜索关键词，如 台风最新路径")
+    query: str = Field(description="搜索词")
 
 
 class _ResultParser(HTMLParser):
@@ -151,10 +151,7 @@ class BaiduSearchTool(HttpTool):
     """Baidu web search, top results as a JSON list (see the module docstring)."""
 
     name: str = "search_baidu"
-    description: str = (
-        "百度搜索，返回前3条结果的标题和链接。Search the web with Baidu; returns the top 3 "
-        'results as a JSON list of {"title", "link"}.'
-    )
+    description: str = "百度搜索，前 3 条结果的标题和链接"
     args_schema: type[SearchInput] = SearchInput
     max_results: int = 3
     request_timeout: float = 8.0

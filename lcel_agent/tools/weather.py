@@ -54,7 +54,7 @@ _INFOCODE_HINTS = {
 class WeatherInput(SingleArgInput):
     """Arguments of ``get_weather``."""
 
-    city: str = Field(description="城市中文名（如 北京、上海市）或 6 位 adcode（如 110000）")
+    city: str = Field(description="中文城市名或 adcode")
 
 
 def _check_city(city: str) -> str | None:
@@ -88,10 +88,7 @@ class WeatherTool(HttpTool):
     """Amap's live weather for one city (see the module docstring)."""
 
     name: str = "get_weather"
-    description: str = (
-        "查询中国城市的实时天气。Get the current weather of one Chinese city: input is the "
-        "city's Chinese name (e.g. 北京) or its 6-digit adcode (e.g. 110000)."
-    )
+    description: str = "中国城市的实时天气"
     args_schema: type[WeatherInput] = WeatherInput
     # The HTTP limits are HttpTool's defaults: 5 s per attempt, 12 s in all, 2 attempts.
 

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Variables of the developer's shell that would change what the command does.
+SCRUBBED = (
+    "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "AMAP_KEY", "AMAP_BASE_URL",
+    "BAIDU_BASE_URL", "NO_COLOR", "FORCE_COLOR",
+)  # fmt: skip
 
 #: The model key the tests hand to the command; it must never be printed.
 SECRET = "cli-test-secret-7f3c2a9e41"

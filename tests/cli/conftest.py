@@ -6,19 +6,11 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
+from cli_support import ROOT, SCRUBBED
 
 from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer
-
-ROOT = Path(__file__).resolve().parents[2]
-
-# Variables of the developer's shell that would change what the command does.
-_SCRUBBED = (
-    "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "AMAP_KEY", "AMAP_BASE_URL",
-    "BAIDU_BASE_URL", "NO_COLOR", "FORCE_COLOR",
-)  # fmt: skip
 
 
 @pytest.fixture
@@ -32,12 +24,22 @@ def run_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     """``run_cli(*args, env={...}, command=[...])``: the real command in a subprocess."""
 
     def run(
-        *args: str, env: dict[str, str] | None = None, command: list[str] | None = None
+        *args: str,
+        env: dict[str, str] | None = None,
+        command: list[str] | None = None,
+        python: bool = False,
+        input: str | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        full_env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+        """``command`` replaces ``python -m lcel_agent.cli``; with ``python=True`` it is
+        the interpreter's arguments instead."""
+        full_env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
         full_env |= {"COLUMNS": "200", "PYTHONIOENCODING": "utf-8", **(env or {})}
+        if command is None:
+            command = [sys.executable, "-m", "lcel_agent.cli"]
+        elif python:
+            command = [sys.executable, *command]
         return subprocess.run(
-            [*(command or [sys.executable, "-m", "lcel_agent.cli"]), *args],
+            [*command, *args],
             env=full_env,
             cwd=ROOT,
             capture_output=True,
@@ -45,6 +47,8 @@ def run_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
             encoding="utf-8",
             timeout=90,
             check=False,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
         )
 
     return run
@@ -55,7 +59,7 @@ def cli_env(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
     """For in-process ``main()`` calls: the same clean environment, set with monkeypatch."""
 
     def apply(values: dict[str, str]) -> None:
-        for name in _SCRUBBED:
+        for name in SCRUBBED:
             monkeypatch.delenv(name, raising=False)
         monkeypatch.setenv("COLUMNS", "200")
         for name, value in values.items():

@@ -8,7 +8,7 @@ import sys
 import pytest
 from cli_support import SECRET, json_action, never_answers, service_env
 
-from lcel_agent.cli import EXIT_CODES, main
+from lcel_agent.cli import EXIT_CODES, EXIT_INTERRUPTED, main
 from lcel_agent.state import StopReason
 from lcel_agent.testing.server import SimulatedOpenAIServer
 
@@ -17,7 +17,8 @@ def test_help_documents_every_exit_status(capsys):
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     for reason, code in EXIT_CODES.items():
-        assert re.search(rf"^\s+{code}\s+{reason.value}\b", out, re.M), reason
+        assert re.search(rf"^\s+{code}\s+{reason}\b", out, re.M), reason
+    assert re.search(rf"^\s+{EXIT_INTERRUPTED}\s+interrupted\s+Ctrl-C", out, re.M)
     assert set(EXIT_CODES) == set(StopReason)
     assert len(set(EXIT_CODES.values())) == len(EXIT_CODES)
 

@@ -6,7 +6,14 @@ import json
 
 from langchain_core.messages import HumanMessage
 
-from lcel_agent import ErrorClass, SlidingWindowMemory, StopReason, create_agent, run_agent
+from lcel_agent import (
+    ErrorClass,
+    Policy,
+    SlidingWindowMemory,
+    StopReason,
+    create_agent,
+    run_agent,
+)
 from lcel_agent.testing.fake import FunctionChatModel, ScriptedChatModel
 from lcel_agent.texts import FORMAT_REPROMPT
 
@@ -52,14 +59,49 @@ def test_max_loops_is_exact_on_every_error_path(run, weather, act):
     assert result.stop_reason is StopReason.MAX_LOOPS
 
 
-def test_breaker_stops_after_consecutive_errors(run, weather, act):
-    llm = ScriptedChatModel(["garbage", "more garbage", act("final", "never reached")])
+def test_the_same_failure_max_errors_times_stops_the_run(run, weather, act):
+    llm = ScriptedChatModel(["garbage", "garbage", act("final", "never reached")])
     result = run(create_agent(llm, [weather], max_errors=2))
     assert result.stop_reason is StopReason.MAX_ERRORS
     assert result.loops == 2 and result.output is None
-    assert result.error is not None
+    assert result.error is not None and "the same failure 2 times" in result.error.message
     assert (result.error.step, result.error.stage, result.error.error_class) == (
         2,
+        "clean_json",
+        ErrorClass.FORMAT,
+    )
+
+
+def test_unrelated_slips_in_a_row_do_not_stop_a_run(run, weather, act):
+    llm = ScriptedChatModel(["garbage", act("get_wether", "北京"), act("final", "晴")])
+    result = run(create_agent(llm, [weather], max_errors=2))
+    assert result.stop_reason is StopReason.FINAL and result.loops == 3
+    assert [s.error_class for s in result.steps] == [
+        ErrorClass.FORMAT,
+        ErrorClass.UNKNOWN_TOOL,
+        None,
+    ]
+
+
+def test_a_run_without_progress_stops_after_twice_max_errors_loops(run, weather, act):
+    slips = iter(["garbage", act("nope", "x"), "more garbage", act("nope", "y")] * 3)
+    llm = FunctionChatModel(lambda messages, tools: next(slips))
+    result = run(create_agent(llm, [weather], max_errors=2, max_loops=20))
+    assert result.stop_reason is StopReason.MAX_ERRORS
+    assert result.loops == 4
+    assert "4 loops in a row without progress" in result.error.message
+
+
+def test_after_progress_the_same_failure_gets_one_more_try(run, weather, act):
+    recovers = ScriptedChatModel(
+        [act("get_weather", "北京"), "garbage", "garbage", act("final", "北京晴")]
+    )
+    assert run(create_agent(recovers, [weather])).stop_reason is StopReason.FINAL
+    stuck = ScriptedChatModel([act("get_weather", "北京"), *["garbage"] * 5])
+    result = run(create_agent(stuck, [weather]))
+    assert result.stop_reason is StopReason.MAX_ERRORS and result.loops == 4
+    assert (result.error.step, result.error.stage, result.error.error_class) == (
+        4,
         "clean_json",
         ErrorClass.FORMAT,
     )
@@ -173,7 +215,7 @@ def test_run_agent_returns_the_articles_strings(weather, act):
     assert (
         run_agent("q", looping, [weather], max_loops=2) == "ERROR: 达到最大循环次数2次，未完成任务"
     )
-    failing = run_agent("q", ScriptedChatModel(["x", "y"]), [weather])
+    failing = run_agent("q", ScriptedChatModel(["x", "x"]), [weather])
     assert failing.startswith("ERROR: 连续2次错误")
 
 
@@ -219,7 +261,7 @@ def test_one_repeat_of_a_timed_out_call_is_a_retry_not_drift(run, act):
 
 def test_format_error_messages_are_redacted(run, weather, act, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value-123456")
-    llm = ScriptedChatModel(["my key is sk-secret-value-123456", "again sk-secret-value-123456"])
+    llm = ScriptedChatModel(["my key is sk-secret-value-123456"] * 2)
     result = run(create_agent(llm, [weather]))
     assert result.stop_reason is StopReason.MAX_ERRORS
     assert "sk-secret-value-123456" not in str(result.to_dict())
@@ -227,7 +269,6 @@ def test_format_error_messages_are_redacted(run, weather, act, monkeypatch):
 
 
 def test_transient_stop_policy_means_no_retries(run, weather):
-    from lcel_agent import Policy
     from lcel_agent.testing.fake import APIStatusFault
 
     llm = ScriptedChatModel([APIStatusFault(503)] * 3)
@@ -251,6 +292,38 @@ def test_one_repeat_of_a_failed_idempotent_call_is_a_retry(run, act):
     result = run(create_agent(llm, [get_weather], max_errors=2))
     assert [s.error_class for s in result.steps] == [ErrorClass.TOOL_FAILURE, None, None]
     assert result.stop_reason is StopReason.FINAL and state["n"] == 2
+
+
+def test_a_transient_failure_is_retried_once_without_a_model_call(run, act):
+    from langchain_core.tools import tool
+
+    from lcel_agent.tools import TransientError
+
+    state = {"n": 0, "failure": TransientError("ERROR: upstream timed out")}
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Fails the first time."""
+        state["n"] += 1
+        return state["failure"] if state["n"] == 1 else f"{city}市天气：晴"
+
+    def run_once(idempotent: bool):
+        state["n"] = 0
+        get_weather.metadata = {"idempotent": idempotent}
+        llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "晴")])
+        return run(create_agent(llm, [get_weather]))
+
+    result = run_once(idempotent=True)
+    (observation,) = result.steps[0].observations
+    assert observation.ok and observation.attempts == 2 and state["n"] == 2
+    assert result.stop_reason is StopReason.FINAL and result.loops == 2
+    # Not idempotent: never run twice unasked; the model hears of the failure.
+    result = run_once(idempotent=False)
+    assert result.steps[0].error_class is ErrorClass.TOOL_FAILURE and state["n"] == 1
+    # A permanent failure ("no such city") is not retried either: it would fail again.
+    state["failure"] = "ERROR: no such city"
+    result = run_once(idempotent=True)
+    assert result.steps[0].error_class is ErrorClass.TOOL_FAILURE and state["n"] == 1
 
 
 def test_each_step_records_the_window_it_was_prompted_from(run, weather, act):
@@ -287,3 +360,21 @@ def test_a_stage_can_word_the_reprompt_with_a_notice(run, weather, act):
     second_prompt = llm.calls[1]
     assert "Shorter." in second_prompt[-1].content
     assert FORMAT_REPROMPT not in second_prompt[-1].content
+
+
+def test_a_failed_call_beside_a_successful_one_is_shown_until_put_right(run, weather, act):
+    both = json.dumps(
+        [
+            {"action": "get_weather", "action_input": "北京"},
+            {"action": "get_wether", "action_input": "上海"},
+        ],
+        ensure_ascii=False,
+    )
+    llm = ScriptedChatModel([both, act("get_weather", "上海"), act("final", "晴")])
+    result = run(create_agent(llm, [weather]))
+    assert result.stop_reason is StopReason.FINAL
+    second, third = llm.calls[1], llm.calls[2]
+    assert "no tool named 'get_wether'" in str([m.content for m in second])
+    # Once put right, the error is gone and both facts stay, as digest lines.
+    assert "get_wether" not in str([m.content for m in third])
+    assert "北京市天气" in third[1].content and "上海市天气" in third[1].content

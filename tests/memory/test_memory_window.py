@@ -19,6 +19,8 @@ from langchain_core.prompts import ChatPromptTemplate
 
 from lcel_agent.errors import ConfigurationError
 from lcel_agent.memory import (
+    DEFAULT_COMPACTOR,
+    Compactor,
     SlidingWindowMemory,
     trim_memory_runnable,
     trim_messages,
@@ -35,28 +37,34 @@ def roles(messages: list[BaseMessage]) -> list[str]:
     return [m.type for m in messages]
 
 
-def agent_window(max_tokens: int = 120) -> SlidingWindowMemory:
-    memory = SlidingWindowMemory(max_tokens, counter=len)  # one token per character
+#: Both kinds of window: the plain sliding one, and the default that compacts into a digest.
+KINDS = pytest.mark.parametrize("compactor", [None, DEFAULT_COMPACTOR], ids=["plain", "digest"])
+
+
+def agent_window(max_tokens: int = 120, compactor: Compactor | None = None) -> SlidingWindowMemory:
+    memory = SlidingWindowMemory(max_tokens, counter=len, compactor=compactor)  # 1 token a char
     memory.add_system("Reply in JSON.")
     memory.add_user("北京和上海的天气？")
     return memory
 
 
-def test_pinned_messages_survive_any_number_of_turns():
-    memory = agent_window()
+@KINDS
+def test_pinned_messages_survive_any_number_of_turns(compactor):
+    memory = agent_window(compactor=compactor)
     for i in range(50):
         memory.add_assistant(f'{{"action": "get_weather", "action_input": "city{i}"}}')
         memory.add_observation(f"city{i}: sunny")
     first, second = memory.messages[:2]
     assert first.content == "Reply in JSON." and isinstance(first, SystemMessage)
-    assert second.content == "北京和上海的天气？" and isinstance(second, HumanMessage)
+    assert second.content.startswith("北京和上海的天气？") and isinstance(second, HumanMessage)
     assert memory.evicted > 0
     assert memory.messages[-1].content == "city49: sunny"  # the newest turn is kept
     assert memory.token_count == recount(memory) <= memory.max_tokens
 
 
-def test_roles_alternate_after_eviction():
-    memory = agent_window(100)
+@KINDS
+def test_roles_alternate_after_eviction(compactor):
+    memory = agent_window(100, compactor)
     for i in range(30):
         memory.add_assistant(f"action {i}")
         memory.add_observation("result " * (i % 4 + 1))
@@ -66,8 +74,9 @@ def test_roles_alternate_after_eviction():
     assert memory.evicted > 0
 
 
-def test_an_action_leaves_with_all_its_tool_results():
-    memory = SlidingWindowMemory(200, counter=len)
+@KINDS
+def test_an_action_leaves_with_all_its_tool_results(compactor):
+    memory = SlidingWindowMemory(200, counter=len, compactor=compactor)
     memory.add_system("s")
     memory.add_user("q")
     for i in range(20):
@@ -89,8 +98,9 @@ def test_an_action_leaves_with_all_its_tool_results():
     assert memory.evicted % 3 == 0 and memory.evicted > 0
 
 
-def test_oversized_message_is_truncated_with_a_marker_not_dropped():
-    memory = agent_window(300)
+@KINDS
+def test_oversized_message_is_truncated_with_a_marker_not_dropped(compactor):
+    memory = agent_window(300, compactor)
     memory.add_assistant('{"action": "search_baidu", "action_input": "台风"}')
     huge = "HEAD-" + "台风路径" * 2000 + "-TAIL"
     memory.add_observation(huge)
@@ -122,8 +132,9 @@ def test_pinned_alone_over_budget_terminates_and_keeps_them():
     assert memory.evicted == 2
 
 
-def test_budget_of_one_token_still_terminates():
-    memory = SlidingWindowMemory(1)
+@KINDS
+def test_budget_of_one_token_still_terminates(compactor):
+    memory = SlidingWindowMemory(1, compactor=compactor)
     for text in ["x", "北京" * 100, "y"]:
         memory.add_assistant(text)
     assert memory.token_count == recount(memory)
@@ -160,12 +171,12 @@ def test_a_later_question_is_pinned_and_the_earlier_one_becomes_history():
         assert memory.token_count == recount(memory) <= memory.max_tokens
     assert roles(memory.messages)[:2] == ["system", "human"]  # history gone, question stays
     assert memory.messages[1].content == "那上海呢？"
-    again = SlidingWindowMemory.from_dict(memory.to_dict(), counter=len)
+    again = SlidingWindowMemory.from_dict(memory.to_dict(), counter=len, compactor=None)
     assert again.messages == memory.messages
 
 
 def test_an_observation_after_a_new_question_starts_a_turn_after_it():
-    memory = SlidingWindowMemory(10_000)
+    memory = SlidingWindowMemory(10_000, compactor=None)
     memory.add_user("q1")
     memory.add_assistant("a1")
     memory.add_user("q2")
@@ -174,7 +185,7 @@ def test_an_observation_after_a_new_question_starts_a_turn_after_it():
 
 
 def test_add_routes_messages_by_role():
-    memory = SlidingWindowMemory(10_000)
+    memory = SlidingWindowMemory(10_000, compactor=None)
     memory.add(HumanMessage("q"))
     memory.add(HumanMessage("more context"))  # no turn yet: starts one
     memory.add(AIMessage("a1"))
@@ -185,7 +196,9 @@ def test_add_routes_messages_by_role():
 
 
 def test_add_turn_is_evicted_as_one_group():
-    memory = SlidingWindowMemory(50, counter=len)  # 3 x 14 tokens fit, 4 x 14 do not
+    memory = SlidingWindowMemory(
+        50, counter=len, compactor=None
+    )  # 3 x 14 tokens fit, 4 x 14 do not
     memory.add_turn([AIMessage("a" * 10), HumanMessage("b" * 10), HumanMessage("c" * 10)])
     memory.add_turn([AIMessage("d" * 10)])
     assert [m.content[0] for m in memory.messages] == ["d"]
@@ -214,10 +227,10 @@ def test_dict_round_trip_is_json_safe():
     memory.add_assistant(AIMessage("", tool_calls=[{"id": "c1", "name": "t", "args": {"x": 1}}]))
     memory.add_observation("晴", tool_call_id="c1")
     data = json.loads(json.dumps(memory.to_dict()))
-    again = SlidingWindowMemory.from_dict(data, counter=len)
+    again = SlidingWindowMemory.from_dict(data, counter=len, compactor=None)
     assert again.messages == memory.messages
     assert again.token_count == memory.token_count
-    smaller = SlidingWindowMemory.from_dict(data, counter=len, max_tokens=40)
+    smaller = SlidingWindowMemory.from_dict(data, counter=len, max_tokens=40, compactor=None)
     assert smaller.max_tokens == 40 and smaller.token_count == recount(smaller)
     with pytest.raises(ConfigurationError):
         SlidingWindowMemory.from_dict({**data, "version": 99})
@@ -324,8 +337,9 @@ def same_or_truncated(kept: BaseMessage, original: str) -> bool:
     counter=st.sampled_from([estimate_tokens, len, lambda s: len(s.encode())]),
 )
 def test_token_count_always_equals_the_recount(ops, max_tokens, counter):
-    memory = SlidingWindowMemory(max_tokens, counter=counter)
+    memory = SlidingWindowMemory(max_tokens, counter=counter, compactor=None)
     model: list[list[str]] = []  # every turn ever added, as texts, oldest first
+    ends_with_ai: list[bool] = []  # per turn of the model: is its last message the assistant's?
     question: str | None = None
     older = 0  # turns of the model older than the pinned question
     for kind, text in ops:
@@ -334,12 +348,19 @@ def test_token_count_always_equals_the_recount(ops, max_tokens, counter):
         if kind == "user":
             if question is not None:  # a later question: the old one becomes history
                 model.insert(older, [question])
+                ends_with_ai.insert(older, False)
                 older = len(model)
+                # ... minus its trailing turns that do not end with the assistant's word
+                while older and not ends_with_ai[older - 1]:
+                    del model[older - 1], ends_with_ai[older - 1]
+                    older -= 1
             question = text
         elif kind != "system":
             if kind == "assistant" or not turn_since_question:  # else it joins that turn
                 model.append([])
+                ends_with_ai.append(False)
             model[-1].append(text)
+            ends_with_ai[-1] = kind == "assistant"
 
         assert memory.token_count == recount(memory)
         assert memory.token_count <= max_tokens or pinned_only(memory)
@@ -359,6 +380,7 @@ def test_token_count_always_equals_the_recount(ops, max_tokens, counter):
         # Forget what was evicted: a question pinned later re-enters history after
         # the turns still kept, not after ones that left while it was pinned.
         older = max(0, older - (len(model) - len(window)))
+        ends_with_ai = ends_with_ai[len(model) - len(window) :] if window else []
         model = newest
 
 

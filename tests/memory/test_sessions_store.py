@@ -17,7 +17,7 @@ from lcel_agent.sessions import SessionStore
 
 @pytest.fixture
 def template() -> SlidingWindowMemory:
-    return SlidingWindowMemory(400)
+    return SlidingWindowMemory(400, compactor=None)  # the store, not compaction, is under test
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def test_a_window_persists_across_runs_and_store_objects(tmp_path, template):
 
 
 def test_the_next_runs_question_is_pinned(store):
-    template = SlidingWindowMemory(60, counter=len)
+    template = SlidingWindowMemory(60, counter=len, compactor=None)
     with store.session("u1", template) as handle:
         handle.memory.add_user("q1")
         handle.memory.add_assistant("final 1")
@@ -224,7 +224,7 @@ from lcel_agent.sessions import SessionStore
 
 path, action = sys.argv[1], sys.argv[2]
 store = SessionStore(path)
-template = SlidingWindowMemory(400)
+template = SlidingWindowMemory(400, compactor=None)
 try:
     with store.session("shared", template) as handle:
         if action == "append":

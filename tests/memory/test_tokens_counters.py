@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from lcel_agent import tokens
 from lcel_agent.errors import ConfigurationError
+from lcel_agent.memory import counters as tokens
 from lcel_agent.tokens import (
     MESSAGE_OVERHEAD,
     TiktokenCounter,

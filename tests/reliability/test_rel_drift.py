@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from langchain_core.tools import tool
 from rel_support import act
 
-from lcel_agent import AgentResult, ErrorClass, StopReason, create_agent
+from lcel_agent import AgentResult, ErrorClass, SlidingWindowMemory, StopReason, create_agent
 from lcel_agent.testing.fake import FunctionChatModel
 
 
@@ -22,8 +23,18 @@ def report(city: str) -> str:
     return f"{city}:" + "晴" * 100_000
 
 
+@pytest.mark.parametrize(
+    ("memory", "first_nudge"),
+    [
+        # A plain window forgets A's result: only the A, B, A, B pattern gives it away.
+        (SlidingWindowMemory(800, compactor=None), 4),
+        # The default window keeps the head of A's result in its digest: A is refused at once.
+        (SlidingWindowMemory(800), 3),
+    ],
+    ids=["plain", "digest"],
+)
 def test_oscillation_that_continues_after_the_nudge_stops_the_run(
-    run: Callable[..., AgentResult],
+    run: Callable[..., AgentResult], memory: SlidingWindowMemory, first_nudge: int
 ) -> None:
     answered = [0]
 
@@ -31,9 +42,12 @@ def test_oscillation_that_continues_after_the_nudge_stops_the_run(
         answered[0] += 1
         return act("report", "北京" if answered[0] % 2 else "上海")
 
-    result = run(create_agent(FunctionChatModel(reply), [report], max_loops=10, max_errors=5))
+    agent = create_agent(
+        FunctionChatModel(reply), [report], max_loops=10, max_errors=5, memory=memory
+    )
+    result = run(agent)
     nudges = [s.step for s in result.steps if s.error_class is ErrorClass.DRIFT]
-    assert nudges[:1] == [4]  # A, B, A, B: the fourth call is recognised and refused
+    assert nudges[:1] == [first_nudge]
     # DESIGN.md: "the loop nudges once and then stops". The model goes straight back
     # to A, B after the nudge; that must end the run within one more cycle.
     assert result.stop_reason is StopReason.DRIFT

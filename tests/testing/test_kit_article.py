@@ -14,6 +14,7 @@ from lcel_agent.testing.article import (
     ADCODES,
     ARTICLE_TASK,
     LONG_TASK,
+    STRESS_TASK,
     ArticleTaskModel,
     NoiseProfile,
     WeatherSearchTask,
@@ -374,3 +375,103 @@ def test_article_server_fixture_speaks_the_json_protocol(article_server, oai):
     assert action == {"action": "get_weather", "action_input": "北京"}
     assert isinstance(article_server.policy, ArticleTaskModel)
     assert article_server.policy.replies == 1
+
+
+# --- round 2: several searches, varied damage, notes, nudges ------------------------------
+
+
+def searching_tools(name: str, arg: str, calls: list[tuple[str, str]]) -> str:
+    if name == "search_baidu" and "台风" not in arg:
+        return json.dumps(
+            [{"title": f"{arg}_百度百科", "link": "https://e.com/x"}], ensure_ascii=False
+        )
+    return honest_tools(name, arg, calls)
+
+
+def test_the_stress_task_needs_every_city_and_every_search():
+    answer, calls, replies = drive(
+        ArticleTaskModel(STRESS_TASK), "json", STRESS_TASK, searching_tools
+    )
+    queries = [q for q, _ in STRESS_TASK.searches]
+    assert calls == [("get_weather", c) for c in STRESS_TASK.cities] + [
+        ("search_baidu", q) for q in queries
+    ]
+    assert len(calls) >= 25 and replies == len(calls) + 1
+    for query in queries:
+        assert f"“{query}”的搜索结果" in answer
+    assert "未能获取" not in answer
+    assert STRESS_TASK.prompt.endswith(
+        "百度搜索“台风最新路径”、“暴雨预警”和“高温预警”，最后总结这些信息"
+    )
+
+
+def damaged(noise: str, varied: bool, n: int = 60) -> list[str]:
+    model = ArticleTaskModel(noise=NoiseProfile(**{noise: 1.0}), seed=5, varied=varied)
+    messages = [{"role": "user", "content": ARTICLE_TASK.prompt}]
+    return [model(messages, None).content or "" for _ in range(n)]
+
+
+def test_varied_damage_changes_the_details_not_the_rates():
+    plain, varied = [ArticleTaskModel(noise=NOISE, seed=3, varied=v) for v in (False, True)]
+    messages = [{"role": "user", "content": ARTICLE_TASK.prompt}]
+    for _ in range(300):
+        plain(messages, None), varied(messages, None)
+    assert plain.noise_counts == varied.noise_counts  # the same draws of what goes wrong
+    names = {json.loads(reply)["action"] for reply in damaged("misspelt_tool", True)}
+    assert len(names) >= 3 and "get_weather" not in names
+    assert {json.loads(r)["action"] for r in damaged("misspelt_tool", False)} == {"get_wether"}
+    assert len({len(r) for r in damaged("invalid_json", True)}) >= 5
+    assert len({len(r) for r in damaged("invalid_json", False)}) == 1
+    wrappers = {r[: r.index("{")] for r in damaged("prose_json", True)}
+    assert len(wrappers) >= 3
+
+
+def test_asked_for_notes_it_writes_the_facts_it_can_read():
+    model = ArticleTaskModel(STRESS_TASK)
+    notes = model(
+        [
+            {"role": "system", "content": "You keep the notes of an agent working on a task."},
+            {"role": "user", "content": f"New steps:\n{weather('北京')}\nsearch → {SEARCH}"},
+        ],
+        None,
+    )
+    assert weather("北京") in notes.content and TITLE in notes.content
+    assert model.replies == 0  # a note is not a step of the task
+
+
+def test_told_it_repeated_a_call_it_does_not_retry_that_call():
+    model = ArticleTaskModel()
+    messages = [
+        {"role": "user", "content": ARTICLE_TASK.prompt},
+        {"role": "user", "content": weather("北京")},
+        {"role": "assistant", "content": '{"action": "get_weather", "action_input": "北京"}'},
+        {"role": "user", "content": "ERROR: you repeated the call get_weather with the same input"},
+    ]
+    nxt = json.loads(model(messages, None).content)
+    assert nxt["action"] == "get_weather" and nxt["action_input"] in ("上海", ADCODES["上海"])
+
+
+def test_it_reads_back_arguments_its_noise_nested():
+    model = ArticleTaskModel()
+    call = {"id": "c1", "type": "function", "function": {
+        "name": "serach_baidu", "arguments": '{"city": {"city": "台风最新路径"}}'}}  # fmt: skip
+    messages = [
+        {"role": "user", "content": ARTICLE_TASK.prompt + weather("北京") + weather("上海")},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ERROR: no tool named 'serach_baidu'"},
+    ]
+    retry = model(messages, TOOLS).tool_calls[0]
+    assert (retry["name"], retry["arguments"]) == ("search_baidu", {"query": "台风最新路径"})
+
+
+def test_a_repeated_call_is_noise_for_any_history_layout():
+    # Facts read from a digest count as done as much as facts in its own turns.
+    model = ArticleTaskModel(noise=NoiseProfile(repeat_success=1.0))
+    digest = [
+        {"role": "user", "content": ARTICLE_TASK.prompt + "\n\nDone so far:\n" + weather("北京")}
+    ]
+    assert json.loads(model(digest, None).content) == {
+        "action": "get_weather",
+        "action_input": "北京",
+    }
+    assert model.noise_counts == Counter({"repeat_success": 1})

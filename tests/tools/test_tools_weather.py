@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import ToolMessage
 
-from lcel_agent.tools import WeatherTool, get_weather, is_error_result
+from lcel_agent.tools import TransientError, WeatherTool, get_weather, is_error_result
 
 # Short limits so the slow and failing cases take a fraction of a second.
 fast_weather = WeatherTool(request_timeout=0.3, retry_wait=0.05)
@@ -111,6 +111,19 @@ def test_one_transient_failure_is_absorbed_by_the_retry(services, amap, call, fa
     amap.fail_next(1, fault)
     assert call(fast_weather, "北京") == "北京市天气：晴，温度25℃，湿度40%"
     assert len(amap.requests) == 2
+
+
+@pytest.mark.parametrize("mode", ["slow", "error500", "drop"])
+def test_failures_that_may_clear_are_marked_transient(services, amap, mode):
+    amap.mode = mode
+    result = fast_weather.invoke("北京")
+    # The plain string to any reader; to lcel_agent's dispatcher, worth one more try.
+    assert isinstance(result, TransientError) and result.startswith("ERROR:")
+    amap.mode = "invalid_key"
+    refused = fast_weather.invoke("北京")
+    assert is_error_result(refused) and not isinstance(refused, TransientError)
+    with pytest.raises(ValueError):
+        TransientError("fine")
 
 
 def test_refused_connection(services, call, monkeypatch, closed_port_url):

@@ -1,0 +1,291 @@
+"""The work of ``lcel-agent run``, ``demo`` and ``report``, once the arguments are checked.
+
+:mod:`lcel_agent.cli` parses and checks the command line without importing
+LangChain, then calls :func:`dispatch`; everything heavy is imported from here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from ._redact import redact, register_secret
+from .cli import DEMO_TASK, EXIT_CODES, EXIT_USAGE
+from .errors import ConfigurationError
+from .memory import SlidingWindowMemory
+from .state import AgentResult, StepRecord
+
+__all__ = ["dispatch", "window_warning"]
+
+_NO_KEY = """\
+lcel-agent run needs an OpenAI-compatible chat model. Set:
+
+  export OPENAI_API_KEY=<your key>
+  export OPENAI_BASE_URL=<endpoint>   # optional: DeepSeek, Qwen, vLLM, Ollama ... (default: OpenAI)
+  export AMAP_KEY=<Amap Web服务 key>   # optional: lets the get_weather tool work
+
+Or watch the whole loop offline, with no key and no network:
+
+  lcel-agent demo
+"""
+
+# The default noise of the demo's model, scaled by --noise: roughly what a small
+# model at temperature 0.2 shows on this task (fences are common, broken JSON rare).
+_DEMO_NOISE = {
+    "repeat_success": 0.03,
+    "misspelt_tool": 0.05,
+    "dict_input": 0.10,
+    "fenced_json": 0.25,
+    "prose_json": 0.10,
+    "invalid_json": 0.04,
+}
+
+#: Below this share of the window left after the pinned messages, tool results starve.
+MIN_ROOM_SHARE = 0.25
+
+
+def _say(text: str) -> None:
+    print(f"lcel-agent: {redact(text)}", file=sys.stderr, flush=True)
+
+
+def window_warning(memory: SlidingWindowMemory, system_prompt: str, task: str) -> str | None:
+    """A warning when the system prompt and the task leave under a quarter of the window.
+
+    The window pins both; what is left is all the room tool results and replies
+    get, so a task near the window's size makes every loop see almost nothing.
+    """
+    # The window logs its own warning for library users; here this one, which names the
+    # flag to fix it, is said instead (once, before the run).
+    logging.getLogger("lcel_agent.memory").setLevel(logging.ERROR)
+    window = memory.fresh()
+    window.add_system(system_prompt)
+    window.add_user(task)
+    pinned, budget = window.pinned_tokens, window.max_tokens
+    if budget - pinned >= budget * MIN_ROOM_SHARE:
+        return None
+    room = max(0, budget - pinned)
+    # The smallest window that leaves a quarter free, rounded up to a hundred.
+    enough = math.ceil(pinned / (1 - MIN_ROOM_SHARE) / 100) * 100
+    return (
+        f"warning: the system prompt and the task take {pinned:,} of the memory window's "
+        f"{budget:,} tokens, leaving {room:,} for tool results and replies (under a quarter): "
+        f"the model will see little or nothing of what its tools return. "
+        f"Give --memory-tokens {enough} or more."
+    )
+
+
+def _write_report(result: AgentResult, path: Path | None) -> list[str]:
+    """Write the HTML report, if asked for; the lines that say where it went."""
+    if path is None:
+        return []
+    path.write_text(result.to_html(), encoding="utf-8")
+    return [f"report: {path}"]
+
+
+def _finish(
+    stream: Callable[[RunnableConfig], Iterator[Any]],
+    args: argparse.Namespace,
+    task: str,
+    facts: Sequence[str],
+    extra: Callable[[], Sequence[str]] = lambda: (),
+    *,
+    llm_timeout: float | None = None,
+    llm_retries: int | None = None,
+) -> int:
+    """Drive the run (live trace or JSON), write the report, return the exit status."""
+    result: AgentResult | None = None
+    if args.json:
+        for event in stream(RunnableConfig()):
+            if isinstance(event, AgentResult):
+                result = event
+        if result is None:
+            raise RuntimeError("the agent's stream ended without a result")
+        print(redact(json.dumps(result.to_dict(), ensure_ascii=False, indent=2)), flush=True)
+        for line in _write_report(result, args.report):
+            _say(line)
+        return EXIT_CODES[result.stop_reason]
+
+    from ._display import make_display
+
+    display = make_display(llm_timeout=llm_timeout, llm_retries=llm_retries)
+    display.header(task, facts)
+    with display.live() as watch:
+        for event in stream(RunnableConfig(callbacks=[watch])):
+            if isinstance(event, StepRecord):
+                display.step(event)
+            elif isinstance(event, AgentResult):
+                result = event
+    if result is None:
+        raise RuntimeError("the agent's stream ended without a result")
+    display.result(result, [*extra(), *_write_report(result, args.report)])
+    return EXIT_CODES[result.stop_reason]
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    key = os.environ.get("OPENAI_API_KEY", "").strip()
+    if not key:
+        print(_NO_KEY, file=sys.stderr, end="")
+        return EXIT_USAGE
+    register_secret(key)
+    from langchain_openai import ChatOpenAI
+
+    from .agent import create_agent
+    from .tools import get_weather, search_baidu
+
+    base_url = os.environ.get("OPENAI_BASE_URL", "").strip() or None
+    llm = ChatOpenAI(
+        model=args.model,
+        api_key=key,  # type: ignore[arg-type]
+        base_url=base_url,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,  # type: ignore[call-arg]
+        timeout=args.timeout,
+    )
+    agent = create_agent(
+        llm,
+        [get_weather, search_baidu],
+        max_loops=args.max_loops,
+        max_errors=args.max_errors,
+        memory=SlidingWindowMemory(max_tokens=args.memory_tokens),
+        protocol=args.protocol,
+        llm_timeout=args.timeout,
+        token_budget=args.token_budget,
+        time_budget=args.time_budget,
+    )
+    warning = window_warning(agent.memory, agent.system_prompt, args.task)
+    if warning is not None:
+        _say(warning)
+    facts = [
+        f"model {args.model}" + (f" @ {redact(base_url)}" if base_url else ""),
+        f"protocol {args.protocol}",
+        f"max_loops {args.max_loops}",
+        f"max_errors {args.max_errors}",
+        f"memory {args.memory_tokens} tokens",
+    ]
+    return _finish(
+        lambda config: agent.stream(args.task, config),
+        args,
+        args.task,
+        facts,
+        llm_timeout=args.timeout,
+        llm_retries=3,
+    )
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from langchain_openai import ChatOpenAI
+
+    from .agent import create_agent
+    from .testing.article import ArticleTaskModel, NoiseProfile
+    from .testing.faults import FaultProfile, Latency
+    from .testing.server import SimulatedOpenAIServer
+    from .testing.services import FakeAmapServer, FakeBaiduServer, use_services
+    from .tools import WeatherTool, search_baidu
+
+    noise = NoiseProfile(**{k: min(1.0, v * args.noise) for k, v in _DEMO_NOISE.items()})
+    model = ArticleTaskModel(noise=noise, seed=args.seed)
+    rate = args.faults
+    faults = FaultProfile(
+        rate_limit=rate / 2, server_error=rate / 4, drop=rate / 4, retry_after=0.2, seed=args.seed
+    )
+    # Short simulated latencies and timeouts: the demo shows every failure path in seconds.
+    weather = WeatherTool(request_timeout=0.4, time_limit=1.2, retry_wait=0.05)
+    with (
+        SimulatedOpenAIServer(model, faults=faults, latency=Latency(0.05, 0.0005)) as server,
+        FakeAmapServer(
+            fault_rate=rate, fault_mode="slow", slow_seconds=1.0, seed=args.seed
+        ) as amap,
+        FakeBaiduServer() as baidu,
+        use_services(amap, baidu),
+    ):
+        llm = ChatOpenAI(
+            model="gpt-4o-mini",
+            base_url=server.base_url,
+            api_key="offline-demo",  # type: ignore[arg-type]
+            temperature=0.2,
+            max_tokens=1024,  # type: ignore[call-arg]
+        )
+        agent = create_agent(
+            llm,
+            [weather, search_baidu],
+            max_loops=args.max_loops,
+            max_errors=args.max_errors,
+            protocol=args.protocol,
+            llm_timeout=10.0,
+            llm_backoff=(0.05, 0.5),
+        )
+        facts = [
+            f"offline demo: simulated gpt-4o-mini at {server.base_url}, fake Amap and Baidu",
+            f"noise ×{args.noise:g}, faults {rate:g}, seed {args.seed}",
+            f"protocol {args.protocol}, max_loops {args.max_loops}, max_errors {args.max_errors}",
+        ]
+
+        def extra() -> list[str]:
+            injected = ", ".join(f"{k}×{n}" for k, n in sorted(model.noise_counts.items()))
+            api_faults = sum(1 for r in server.chat_requests if r.fault is not None)
+            return [
+                f"simulated noise: {injected or 'none'}; model API faults: {api_faults}",
+            ]
+
+        return _finish(
+            lambda config: agent.stream(DEMO_TASK, config),
+            args,
+            DEMO_TASK,
+            facts,
+            extra,
+            llm_timeout=10.0,
+            llm_retries=3,
+        )
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .report import read_results, render_batch, render_run
+
+    try:
+        records, problems = read_results(args.results)
+    except (OSError, ValueError) as exc:
+        _say(f"cannot read {args.results}: {exc}")
+        return EXIT_USAGE
+    for number, problem in problems:
+        _say(f"{args.results}:{number}: {problem}; listed in the report")
+    if not records:
+        _say(f"{args.results} holds no results")
+        return EXIT_USAGE
+    single = len(records) == 1 and "steps" in records[0] and "stop_reason" in records[0]
+    if single:
+        page = render_run(records[0])
+        summary = f"one run ({records[0].get('stop_reason')})"
+    else:
+        page = render_batch(records, problems, title=args.results.name)
+        answered = sum(
+            1
+            for r in records
+            if isinstance(r.get("result"), dict) and r["result"].get("stop_reason") == "final"
+        )
+        summary = f"{len(records)} runs, {answered} answered"
+    args.out.write_text(page, encoding="utf-8")
+    _say(f"{summary} → {args.out}")
+    return 0
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    """Run the checked command; return the exit status."""
+    if args.command == "batch":  # the batch room runs its own command, errors included
+        from .batch._cli import run as run_batch_command
+
+        return run_batch_command(args)
+    commands = {"run": _cmd_run, "demo": _cmd_demo, "report": _cmd_report}
+    try:
+        return commands[args.command](args)
+    except ConfigurationError as exc:
+        _say(str(exc))
+        return EXIT_USAGE

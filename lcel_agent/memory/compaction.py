@@ -1,0 +1,272 @@
+"""Compaction: what turns leave behind when they leave the window.
+
+A window with a compactor forgets text, not facts. Turns that leave it (older
+than the newest ``keep_turns``, resolved failures, or evicted for room) are
+handed to the compactor, which folds them into a :class:`Digest`: a bounded
+block of text the window shows with the pinned question. The default,
+:class:`DigestCompactor`, needs no model call: one line per tool call that
+established something, the head of its result (whole JSON items first), with
+a newer result of the same call replacing the older one, and the oldest lines
+shortened, then dropped, when the block outgrows its budget::
+
+    Done so far:
+    北京市天气：晴，温度25℃，湿度40%
+    search_baidu(台风最新路径) → [{"title": "台风最新路径实时发布", "link": "..."}] …(+2 more)
+    ✗ get_weather(火星): ERROR: Amap has no weather for '火星'
+
+A line names the call unless the result already names its input (``北京`` in
+``北京市天气…``). A turn whose lines would say all it said (calls whose results fit a
+line whole) is folded at once; the newest ``keep_turns`` others stay word for word. :class:`~lcel_agent.memory.summary.SummaryCompactor` is the
+model-written alternative. Write your own by implementing :class:`Compactor`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, runtime_checkable
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from lcel_agent._messages import message_text
+
+from .counters import TokenCounter
+from .shrink import head_text
+
+__all__ = ["HEADER", "Compactor", "Digest", "DigestCompactor", "Fact", "Turn"]
+
+HEADER = "Done so far:"
+"""The line the default digest starts with."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """What one step established: a tool call and its result (or the answer)."""
+
+    call: str
+    """How the step reads: ``get_weather(北京)``."""
+    result: str
+    """The result the model saw (for a failure: the error text)."""
+    ok: bool = True
+    """False for a call that failed."""
+    subject: str = ""
+    """The call's input as text; a line omits the call when the result contains it."""
+    key: str = ""
+    """Identity of the call (default ``call``): a newer fact with the same key replaces an older one."""
+
+    @property
+    def identity(self) -> str:
+        """What makes two facts the same fact: ``key``, else ``call``."""
+        return self.key or self.call
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A turn handed to a compactor: its messages and what it established."""
+
+    messages: tuple[BaseMessage, ...]
+    facts: tuple[Fact, ...] = ()
+    """What the turn established, when the agent knows (empty for turns added as plain messages)."""
+    failed: bool = False
+    """True for a loop that failed (a garbled reply, an unknown tool, a failed call ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """The compacted past: a block of text, and how it came to be."""
+
+    text: str = ""
+    """The body shown to the model (without the header); empty when nothing was compacted."""
+    facts: tuple[Fact, ...] = ()
+    """The entries the text was rendered from (:class:`DigestCompactor`)."""
+    dropped: int = 0
+    """Entries dropped to keep the digest within its budget."""
+    calls: int = 0
+    """Model calls spent on compaction so far (:class:`SummaryCompactor`)."""
+    input_tokens: int = 0
+    """Prompt tokens of those calls."""
+    output_tokens: int = 0
+    """Completion tokens of those calls."""
+    header: str = field(default=HEADER, compare=False)
+    """The line shown before the text."""
+
+    @property
+    def block(self) -> str:
+        """What the window appends to the question: header and text, or "" when empty."""
+        return f"{self.header}\n{self.text}" if self.text else ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe snapshot (for stored sessions)."""
+        return {
+            "text": self.text,
+            "header": self.header,
+            "facts": [[f.call, f.result, f.ok, f.subject, f.key] for f in self.facts],
+            "dropped": self.dropped,
+            "calls": self.calls,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Digest:
+        """Rebuild a digest from :meth:`to_dict`."""
+        facts = tuple(
+            Fact(str(c), str(r), bool(ok), str(s), str(k))
+            for c, r, ok, s, k in data.get("facts") or []
+        )
+        return cls(
+            text=str(data.get("text", "")),
+            facts=facts,
+            dropped=int(data.get("dropped", 0)),
+            calls=int(data.get("calls", 0)),
+            input_tokens=int(data.get("input_tokens", 0)),
+            output_tokens=int(data.get("output_tokens", 0)),
+            header=str(data.get("header") or HEADER),
+        )
+
+
+@runtime_checkable
+class Compactor(Protocol):
+    """Folds turns that leave the window into the digest.
+
+    ``budget`` is the most tokens ``digest.block`` may cost, as measured by
+    ``counter``; a compactor must return a digest within it (dropping the
+    oldest content if it must). ``fit`` shrinks a digest to a smaller budget
+    without new input (no model call).
+    """
+
+    @property
+    def keep_turns(self) -> int | None:
+        """Turns the window keeps word for word; older ones are compacted (None: only for room)."""
+        ...
+
+    def lossless(self, turn: Turn, counter: TokenCounter) -> bool:
+        """True when compacting ``turn`` would keep all it says: the window folds it at once."""
+        ...
+
+    def compact(
+        self, digest: Digest, turns: Sequence[Turn], budget: int, counter: TokenCounter
+    ) -> Digest: ...
+
+    async def acompact(
+        self, digest: Digest, turns: Sequence[Turn], budget: int, counter: TokenCounter
+    ) -> Digest: ...
+
+    def fit(self, digest: Digest, budget: int, counter: TokenCounter) -> Digest: ...
+
+
+# How facts of plain messages (see fallback_facts) are labelled.
+_ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
+
+
+def _first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0]
+
+
+def fallback_facts(turn: Turn) -> tuple[Fact, ...]:
+    """Facts of a turn added as plain messages: what each side said, by role."""
+    facts: list[Fact] = []
+    for message in turn.messages:
+        if isinstance(message, AIMessage) and message.tool_calls:
+            said = ", ".join(f"{c['name']}({c.get('args')})" for c in message.tool_calls)
+        else:
+            said = _first_line(message_text(message))
+        if said:
+            facts.append(Fact(message.type, said, key=f"{message.type}\x00{said}"))
+    return tuple(facts)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DigestCompactor:
+    """The default compactor: one line per fact, no model call (see the module docstring).
+
+    Frozen, so one instance can serve every window (``DEFAULT_COMPACTOR`` does).
+    """
+
+    keep_turns: int | None = 1
+    """Turns kept word for word (the newest); older ones become lines."""
+    line_tokens: int = 100
+    """The most tokens one line's result may keep."""
+    eager: bool = True
+    """Fold a turn at once when its lines say all it said (see :meth:`lossless`); False
+    keeps the newest ``keep_turns`` turns word for word whatever they hold (the model then
+    always sees its last call and result as chat messages)."""
+    header: str = HEADER
+    """The line shown before the digest."""
+
+    def __post_init__(self) -> None:
+        if self.keep_turns is not None and self.keep_turns < 0:
+            raise ValueError(f"keep_turns must be >= 0 or None, got {self.keep_turns}")
+        if self.line_tokens < 8:
+            raise ValueError(f"line_tokens must be >= 8, got {self.line_tokens}")
+
+    # --- lines -------------------------------------------------------------------------
+    def _short(self, fact: Fact, tokens: int, counter: TokenCounter) -> Fact:
+        result = fact.result if fact.ok else _first_line(fact.result)
+        return replace(fact, result=head_text(result.strip(), tokens, counter))
+
+    @staticmethod
+    def line(fact: Fact) -> str:
+        """One fact as a digest line."""
+        if not fact.ok:
+            return f"✗ {fact.call}: {fact.result}"
+        if fact.subject and fact.subject in fact.result:
+            return fact.result
+        if fact.call in _ROLES:
+            return f"{_ROLES[fact.call]}: {fact.result}"
+        return f"{fact.call} → {fact.result}"
+
+    def render(self, facts: Sequence[Fact], dropped: int) -> str:
+        """The digest's text for these entries."""
+        lines = [f"({dropped} earlier steps dropped)"] if dropped else []
+        return "\n".join([*lines, *(self.line(f) for f in facts)])
+
+    def _digest(self, base: Digest, facts: Sequence[Fact], dropped: int) -> Digest:
+        text = self.render(facts, dropped) if facts or dropped else ""
+        return replace(base, text=text, facts=tuple(facts), dropped=dropped, header=self.header)
+
+    # --- the protocol ---------------------------------------------------------------------
+    def lossless(self, turn: Turn, counter: TokenCounter) -> bool:
+        # A successful turn of calls whose results fit their lines whole says nothing its
+        # lines do not: keeping it word for word too would only pay for it twice.
+        return (
+            self.eager
+            and not turn.failed
+            and bool(turn.facts)
+            and all(
+                f.ok and f.subject and counter(f.result.strip()) <= self.line_tokens
+                for f in turn.facts
+            )
+        )
+
+    def compact(
+        self, digest: Digest, turns: Sequence[Turn], budget: int, counter: TokenCounter
+    ) -> Digest:
+        entries = list(digest.facts)
+        for turn in turns:
+            facts = turn.facts or (() if turn.failed else fallback_facts(turn))
+            for fact in facts:
+                entries = [e for e in entries if e.identity != fact.identity]
+                entries.append(self._short(fact, self.line_tokens, counter))
+        return self.fit(self._digest(digest, entries, digest.dropped), budget, counter)
+
+    async def acompact(
+        self, digest: Digest, turns: Sequence[Turn], budget: int, counter: TokenCounter
+    ) -> Digest:
+        return self.compact(digest, turns, budget, counter)
+
+    def fit(self, digest: Digest, budget: int, counter: TokenCounter) -> Digest:
+        entries, dropped = list(digest.facts), digest.dropped
+        fitted = self._digest(digest, entries, dropped)
+        # Shorten the oldest lines first (their results to a third), then drop the oldest.
+        index = 0
+        while counter(fitted.block) > budget and index < len(entries):
+            entries[index] = self._short(entries[index], self.line_tokens // 3, counter)
+            fitted, index = self._digest(digest, entries, dropped), index + 1
+        while counter(fitted.block) > budget and entries:
+            entries.pop(0)
+            dropped += 1
+            fitted = self._digest(digest, entries, dropped)
+        if counter(fitted.block) > budget:
+            return replace(fitted, text="", facts=())
+        return fitted

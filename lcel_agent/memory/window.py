@@ -1,0 +1,556 @@
+"""A token-bounded window of chat messages that forgets text, not facts.
+
+::
+
+    from lcel_agent.memory import SlidingWindowMemory
+
+    memory = SlidingWindowMemory(max_tokens=800)          # or counter="tiktoken"
+    memory.add_system("Reply with one JSON action.")      # pinned
+    memory.add_user("北京和上海今天天气如何？")              # pinned: the question
+    memory.add_assistant('{"action": "get_weather", "action_input": "北京"}')  # starts a turn
+    memory.add_observation("北京市天气：晴，温度25℃")          # joins that turn
+    memory.messages, memory.token_count                    # what to send, what it costs
+
+Rules (:func:`trim_messages` applies the same ones to a plain list, without compaction):
+
+* The system prompt and the user's question are pinned and never leave. In a
+  session, the next run's question (``add_user``) is pinned in place of the
+  previous one, which becomes ordinary history, older than the new question.
+* Everything else is grouped into *turns*: an assistant message and what
+  follows it (observations, tool results) until the next assistant message. A
+  turn leaves whole, oldest first, so an action never loses its observation and,
+  after the pinned ``[system, user]``, roles keep alternating user/assistant
+  (some OpenAI-compatible providers reject two in a row).
+* With a *compactor* (the default :class:`~lcel_agent.memory.compaction.DigestCompactor`),
+  turns that leave are folded into a bounded digest shown with the question
+  (``question + "\\n\\n" + digest``), so what they established stays in view:
+  turns older than the compactor's ``keep_turns``; a failed turn (added with
+  ``failed=True``) as soon as a later turn succeeds, because a garbled reply
+  and its correction are worth nothing once resolved; and the oldest turns
+  whenever the budget demands it. ``compactor=None`` is a plain sliding window.
+* ``token_count`` is kept up to date incrementally: each message is counted
+  once when added. The window never exceeds ``max_tokens`` unless the pinned
+  messages alone do: the digest is kept within what the pinned messages and
+  the newest turn leave (the newest turn keeps at least an eighth of the
+  window); if the newest turn still does not fit, its largest messages are
+  shortened (whole JSON list items first, else head and tail around a visible
+  ``…[truncated N chars]…`` marker); then the digest; then the turn leaves.
+
+A window is not thread-safe; give each run its own (see :meth:`fresh`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections import deque
+from collections.abc import Generator, Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from lcel_agent.errors import ConfigurationError
+
+from . import persist
+from .compaction import Compactor, Digest, DigestCompactor, Fact, Turn
+from .counters import TokenCounter, count_message, resolve_counter
+from .shrink import shrink_message
+
+__all__ = ["DEFAULT_COMPACTOR", "SlidingWindowMemory"]
+
+logger = logging.getLogger("lcel_agent.memory")
+
+#: The default compactor: one digest line per fact, the newest turn kept word for word.
+DEFAULT_COMPACTOR: Compactor = DigestCompactor()
+# The digest is rendered a few tokens differently inside the question than alone.
+_DIGEST_SLACK = 3
+
+
+class _Entry:
+    """A turn as the window stores it: its messages with their costs, its facts."""
+
+    __slots__ = ("costs", "facts", "failed", "messages", "tokens")
+
+    def __init__(self, facts: tuple[Fact, ...] = (), failed: bool = False) -> None:
+        self.messages: list[BaseMessage] = []
+        self.costs: list[int] = []
+        self.tokens = 0
+        self.facts = facts
+        self.failed = failed
+
+    def append(self, message: BaseMessage, cost: int) -> None:
+        self.messages.append(message)
+        self.costs.append(cost)
+        self.tokens += cost
+
+    def replace(self, index: int, message: BaseMessage, cost: int) -> None:
+        self.tokens += cost - self.costs[index]
+        self.messages[index] = message
+        self.costs[index] = cost
+
+    def copy(self) -> _Entry:
+        twin = _Entry(self.facts, self.failed)
+        twin.messages, twin.costs, twin.tokens = list(self.messages), list(self.costs), self.tokens
+        return twin
+
+    def view(self) -> Turn:
+        return Turn(tuple(self.messages), self.facts, self.failed)
+
+
+class SlidingWindowMemory:
+    """The agent's memory window; see the module docstring for the rules.
+
+    Args:
+        max_tokens: the budget for all messages, pinned and digest included.
+        counter: a token counter or a name for :func:`~lcel_agent.tokens.resolve_counter`
+            (default: the fast estimate).
+        compactor: what turns that leave become (default: a digest of their facts;
+            ``None``: they are forgotten).
+    """
+
+    def __init__(
+        self,
+        max_tokens: int = 800,
+        counter: TokenCounter | str | None = None,
+        compactor: Compactor | None = DEFAULT_COMPACTOR,
+    ) -> None:
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
+            raise TypeError(f"max_tokens must be an int, not {type(max_tokens).__name__}")
+        if max_tokens < 1:
+            raise ConfigurationError(f"max_tokens must be at least 1, got {max_tokens}")
+        if compactor is not None and not isinstance(compactor, Compactor):
+            raise TypeError(
+                f"compactor must implement lcel_agent.memory.Compactor, not {type(compactor).__name__}"
+            )
+        self.max_tokens: int = max_tokens
+        """The budget in tokens for the whole window, pinned messages included."""
+        self.counter: TokenCounter = resolve_counter(counter)
+        """The token counter every message is measured with (once, when added)."""
+        self.compactor: Compactor | None = compactor
+        """What turns that leave the window become (None: they are forgotten)."""
+        self._system: BaseMessage | None = None
+        self._system_cost = 0
+        self._question: BaseMessage | None = None
+        self._question_cost = 0
+        self._digest = Digest()
+        self._digest_cost = 0
+        self._shown: BaseMessage | None = None  # the question as shown, with the digest
+        self._turns: deque[_Entry] = deque()
+        # How many of _turns are older than the pinned question (the history of
+        # earlier questions in a session); the question sits between them and the rest.
+        self._history = 0
+        self._leaving: list[_Entry] = []  # resolved failures, folded by the next trim
+        self._total = 0
+        self._evicted = 0
+        self._truncated = 0
+        self._compacted = 0
+
+    # --- reading --------------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[BaseMessage]:
+        """Pinned system, then every other message oldest to newest, the pinned question in place.
+
+        In one run that is ``[system, question (+ digest), turn …]``; after a later
+        question (see :meth:`add_user`) the earlier exchange comes before it.
+        """
+        out = [self._system] if self._system is not None else []
+        turns = iter(self._turns)
+        for turn in itertools.islice(turns, self._history):
+            out += turn.messages
+        if self._shown is not None:
+            out.append(self._shown)
+        for turn in turns:
+            out += turn.messages
+        return out
+
+    @property
+    def token_count(self) -> int:
+        """``sum(count_message(m, counter) for m in messages)``, kept up to date."""
+        return self._total
+
+    @property
+    def pinned_tokens(self) -> int:
+        """Tokens used by the pinned system prompt and question (the digest not included)."""
+        return self._system_cost + self._question_cost
+
+    @property
+    def digest(self) -> Digest:
+        """What the compacted turns left behind (empty until a turn is compacted)."""
+        return self._digest
+
+    @property
+    def digest_tokens(self) -> int:
+        """Tokens the digest adds to the window."""
+        return self._digest_cost
+
+    @property
+    def evicted(self) -> int:
+        """Messages that left the window so far (compacted or forgotten)."""
+        return self._evicted
+
+    @property
+    def compacted(self) -> int:
+        """Turns folded into the digest so far."""
+        return self._compacted
+
+    @property
+    def truncated(self) -> int:
+        """Messages shortened so far because they did not fit."""
+        return self._truncated
+
+    @property
+    def turns(self) -> int:
+        """Turns in the window (pinned messages and the digest are not turns)."""
+        return len(self._turns)
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def __repr__(self) -> str:
+        return (
+            f"SlidingWindowMemory(max_tokens={self.max_tokens}, messages={len(self)}, "
+            f"token_count={self._total}, evicted={self._evicted}, compacted={self._compacted})"
+        )
+
+    # --- adding ---------------------------------------------------------------------
+
+    def add(self, message: BaseMessage) -> None:
+        """Add one message by its role, then trim.
+
+        A SystemMessage replaces the pinned system prompt; the first HumanMessage
+        (while none is pinned) becomes the pinned question; an AIMessage starts a
+        new turn; anything else joins the newest turn (or starts one).
+        """
+        self._place(message)
+        self._trim()
+
+    def add_system(self, content: str) -> None:
+        """Set (or replace) the pinned system prompt."""
+        self.add(SystemMessage(content=content))
+
+    def add_user(self, content: str) -> None:
+        """Add the user's question; it is pinned.
+
+        The first question is pinned at once. A later one (the next run of a
+        session) is pinned in its place: the earlier question and its turns
+        become history, still in order before it, and leave first. The earlier
+        run's unresolved failures leave now (that run is over), and so do its last
+        turns if they end with anything but the assistant's word, so the new
+        question never follows another user message. (``add(HumanMessage(...))``
+        instead joins the newest turn, as an observation would.)
+        """
+        if self._question is not None:
+            self._resolve()
+            history = _Entry()
+            history.append(self._question, self._question_cost)
+            self._turns.insert(self._history, history)
+            self._history = len(self._turns)
+            self._set_question(None)  # its tokens now belong to the history turn
+            while self._history and not isinstance(
+                self._turns[self._history - 1].messages[-1], AIMessage
+            ):
+                self._leaving.append(self._take(self._turns[self._history - 1]))
+        self.add(HumanMessage(content=content))
+
+    def add_assistant(self, content: str | AIMessage) -> None:
+        """Start a new turn with an assistant message (text, or an AIMessage with tool calls)."""
+        self.add(content if isinstance(content, AIMessage) else AIMessage(content=content))
+
+    def add_observation(self, content: str, *, tool_call_id: str | None = None) -> None:
+        """Add a tool result to the newest turn: a ToolMessage if ``tool_call_id`` is given,
+        else a HumanMessage (never an assistant message, so roles keep alternating)."""
+        if tool_call_id is None:
+            message: BaseMessage = HumanMessage(content=content)
+        else:
+            message = ToolMessage(content=content, tool_call_id=tool_call_id)
+        self._join(message)
+        self._trim()
+
+    def add_turn(
+        self,
+        messages: Sequence[BaseMessage],
+        *,
+        facts: Sequence[Fact] = (),
+        failed: bool = False,
+    ) -> None:
+        """Add ``messages`` as one turn, which leaves the window whole, whatever its roles.
+
+        ``facts`` say what the turn established (the compactor keeps them when the
+        turn leaves); ``failed=True`` marks a loop that failed: it leaves as soon as
+        a later turn is added without ``failed``.
+        """
+        self._push_turn(messages, facts, failed)
+        self._trim()
+
+    async def aadd_turn(
+        self,
+        messages: Sequence[BaseMessage],
+        *,
+        facts: Sequence[Fact] = (),
+        failed: bool = False,
+    ) -> None:
+        """Async twin of :meth:`add_turn` (a model-written compaction runs asynchronously)."""
+        self._push_turn(messages, facts, failed)
+        steps = self._trim_steps()
+        try:
+            batch = next(steps)
+            while True:
+                assert self.compactor is not None
+                digest = await self.compactor.acompact(
+                    self._digest, batch, self._digest_budget(), self.counter
+                )
+                batch = steps.send(digest)
+        except StopIteration:
+            pass
+
+    def extend(self, messages: Iterable[BaseMessage]) -> None:
+        """``add`` each message, trimming once at the end (same result, less work)."""
+        for message in messages:
+            self._place(message)
+        self._trim()
+
+    def clear(self) -> None:
+        """Remove every message, the digest and pinned ones included; counters are kept."""
+        self._system = None
+        self._system_cost = 0
+        self._set_question(None)
+        self._digest = Digest()
+        self._refresh_shown()
+        self._turns.clear()
+        self._leaving.clear()
+        self._history = 0
+        self._total = 0
+
+    def fresh(self) -> SlidingWindowMemory:
+        """An empty window with the same budget, counter and compactor (a window as a template)."""
+        return SlidingWindowMemory(self.max_tokens, self.counter, self.compactor)
+
+    def copy(self) -> SlidingWindowMemory:
+        """An independent window with the same contents (messages themselves are shared)."""
+        twin = self.fresh()
+        twin._system, twin._system_cost = self._system, self._system_cost
+        twin._question, twin._question_cost = self._question, self._question_cost
+        twin._digest, twin._digest_cost, twin._shown = self._digest, self._digest_cost, self._shown
+        twin._turns = deque(turn.copy() for turn in self._turns)
+        twin._history = self._history
+        twin._leaving = [turn.copy() for turn in self._leaving]
+        twin._total, twin._evicted, twin._truncated = self._total, self._evicted, self._truncated
+        twin._compacted = self._compacted
+        return twin
+
+    # --- persistence ----------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe snapshot (messages via langchain-core's ``messages_to_dict``)."""
+        return persist.dump(self)
+
+    @classmethod
+    def from_dict(
+        cls,
+        data: dict[str, Any],
+        counter: TokenCounter | str | None = None,
+        *,
+        max_tokens: int | None = None,
+        compactor: Compactor | None = DEFAULT_COMPACTOR,
+    ) -> SlidingWindowMemory:
+        """Rebuild a window from :meth:`to_dict` (format 1 or 2); tokens are recounted.
+
+        ``max_tokens`` overrides the stored budget (the window is trimmed to it).
+        """
+        return persist.load(cls, data, counter, max_tokens=max_tokens, compactor=compactor)
+
+    # --- the rules ------------------------------------------------------------------
+
+    def _set_question(self, message: BaseMessage | None) -> int:
+        """Pin ``message`` as the question; return its cost (the caller adjusts ``_total``)."""
+        self._question = message
+        self._question_cost = count_message(message, self.counter) if message is not None else 0
+        if message is not None and self.pinned_tokens * 4 > self.max_tokens * 3:
+            logger.warning(
+                "the system prompt and the question take %d of the window's %d tokens: "
+                "tool results will have little room (raise max_tokens or shorten the question)",
+                self.pinned_tokens,
+                self.max_tokens,
+            )
+        self._total -= self._digest_cost
+        self._refresh_shown()
+        self._total += self._digest_cost
+        return self._question_cost
+
+    def _set_digest(self, digest: Digest) -> None:
+        self._total -= self._digest_cost
+        self._digest = digest
+        self._refresh_shown()
+        self._total += self._digest_cost
+
+    def _refresh_shown(self) -> None:
+        """Render the question with the digest, and price the digest's share."""
+        block, question = self._digest.block, self._question
+        if not block:
+            self._shown, self._digest_cost = question, 0
+            return
+        if question is None:
+            self._shown = HumanMessage(content=block)
+            self._digest_cost = count_message(self._shown, self.counter)
+            return
+        content = question.content
+        if isinstance(content, str):
+            shown = f"{content}\n\n{block}"
+            self._shown = question.model_copy(update={"content": shown})
+        else:
+            parts = [*content, {"type": "text", "text": block}]
+            self._shown = question.model_copy(update={"content": parts})
+        self._digest_cost = count_message(self._shown, self.counter) - self._question_cost
+
+    def _place(self, message: BaseMessage) -> None:
+        if isinstance(message, SystemMessage):
+            cost = count_message(message, self.counter)
+            self._total += cost - self._system_cost
+            self._system, self._system_cost = message, cost
+        elif isinstance(message, HumanMessage) and self._question is None:
+            cost = self._set_question(message)  # (it adjusts _total for the digest itself)
+            self._total += cost
+        elif isinstance(message, AIMessage):
+            self._turns.append(_Entry())
+            self._join(message)
+        else:
+            self._join(message)
+
+    def _join(self, message: BaseMessage) -> None:
+        if len(self._turns) == self._history:  # no turn since the question: start one
+            self._turns.append(_Entry())
+        cost = count_message(message, self.counter)
+        self._turns[-1].append(message, cost)
+        self._total += cost
+
+    def _push_turn(
+        self,
+        messages: Sequence[BaseMessage],
+        facts: Sequence[Fact],
+        failed: bool,
+        *,
+        resolve: bool = True,
+    ) -> None:
+        if not messages:
+            raise ConfigurationError("add_turn needs at least one message")
+        if any(isinstance(m, SystemMessage) for m in messages):
+            raise ConfigurationError("a turn cannot hold a SystemMessage; use add_system")
+        if resolve and not failed:
+            self._resolve()
+        turn = _Entry(tuple(facts), failed)
+        for message in messages:
+            turn.append(message, count_message(message, self.counter))
+        self._turns.append(turn)
+        self._total += turn.tokens
+
+    def _resolve(self) -> None:
+        """Failed turns of this question leave: a success makes them worthless."""
+        kept: deque[_Entry] = deque()
+        for index, turn in enumerate(self._turns):
+            if index >= self._history and turn.failed:
+                self._leaving.append(turn)
+                self._total -= turn.tokens
+                self._evicted += len(turn.messages)
+            else:
+                kept.append(turn)
+        self._turns = kept
+
+    def _take(self, turn: _Entry) -> _Entry:
+        """Remove ``turn`` from the window (its tokens and messages leave with it)."""
+        index = self._turns.index(turn)
+        del self._turns[index]
+        if index < self._history:
+            self._history -= 1
+        self._total -= turn.tokens
+        self._evicted += len(turn.messages)
+        return turn
+
+    def _pop_oldest(self) -> _Entry:
+        return self._take(self._turns[0])
+
+    def _pop_exchange(self) -> list[_Entry]:
+        """The oldest turn, and the earlier exchange's answers that would lose their question."""
+        gone = [self._pop_oldest()]
+        # History must start with the user's word: an answer without its question goes too.
+        while self._history and isinstance(self._turns[0].messages[0], AIMessage):
+            gone.append(self._pop_oldest())
+        return gone
+
+    def _digest_budget(self) -> int:
+        """What the digest may cost: the window less the pinned messages and the newest turn's floor."""
+        floor = min(self._turns[-1].tokens, self.max_tokens // 8) if self._turns else 0
+        return max(self.max_tokens - self.pinned_tokens - floor - _DIGEST_SLACK, 0)
+
+    def _trim_steps(self) -> Generator[list[Turn], Digest, None]:
+        """The trimming decisions; yields the turns to compact and is sent the new digest.
+
+        Each step removes a turn, folds turns, or shrinks something for good, so this ends.
+        """
+        compactor = self.compactor
+        batch, self._leaving = self._leaving, []
+        if compactor is not None:
+            # The earlier exchanges of a session stay word for word while there is room,
+            # and so does a failure until it is resolved: the model needs to see it whole.
+            current = itertools.islice(self._turns, self._history, None)
+            candidates = [turn for turn in current if not turn.failed]
+            keep = len(candidates) if compactor.keep_turns is None else compactor.keep_turns
+            extra = len(candidates) - keep
+            for turn in candidates:
+                if extra > 0 or compactor.lossless(turn.view(), self.counter):
+                    batch.append(self._take(turn))
+                extra -= 1
+        while True:
+            if batch:
+                if compactor is not None:
+                    self._set_digest((yield [turn.view() for turn in batch]))
+                    self._compacted += len(batch)
+                batch = []
+            if self._total <= self.max_tokens or len(self._turns) <= 1:
+                break
+            while self._total > self.max_tokens and len(self._turns) > 1:
+                batch += self._pop_exchange()
+        if self._total > self.max_tokens and self._turns:
+            self._shrink_newest()
+        while self._total > self.max_tokens and compactor is not None and self._digest.text:
+            room = self._digest_cost - (self._total - self.max_tokens) - _DIGEST_SLACK
+            fitted = compactor.fit(self._digest, max(room, 0), self.counter)
+            if fitted.text == self._digest.text:  # it cannot get smaller: let it go
+                fitted = replace(
+                    fitted, text="", facts=(), dropped=fitted.dropped + len(fitted.facts)
+                )
+            self._set_digest(fitted)
+        if self._total > self.max_tokens and self._turns:
+            # Not even markers fit: the pinned messages take the budget.
+            self._pop_oldest()
+
+    def _trim(self) -> None:
+        steps = self._trim_steps()
+        try:
+            batch = next(steps)
+            while True:
+                assert self.compactor is not None
+                digest = self.compactor.compact(
+                    self._digest, batch, self._digest_budget(), self.counter
+                )
+                batch = steps.send(digest)
+        except StopIteration:
+            pass
+
+    def _shrink_newest(self) -> None:
+        newest = self._turns[-1]
+        tried: set[int] = set()
+        while self._total > self.max_tokens and len(tried) < len(newest.messages):
+            index = max(
+                (i for i in range(len(newest.messages)) if i not in tried),
+                key=newest.costs.__getitem__,
+            )
+            tried.add(index)
+            excess = self._total - self.max_tokens
+            target = max(newest.costs[index] - excess, 0)
+            smaller, cost = shrink_message(newest.messages[index], target, self.counter)
+            if cost < newest.costs[index]:
+                self._truncated += 1
+                self._total -= newest.costs[index] - cost
+                newest.replace(index, smaller, cost)

@@ -1,0 +1,375 @@
+"""Compaction: turns leave the window, their facts stay, the budget holds."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from lcel_agent.memory import (
+    HEADER,
+    Digest,
+    DigestCompactor,
+    Fact,
+    SlidingWindowMemory,
+    SummaryCompactor,
+    head_text,
+    shrink_text,
+)
+from lcel_agent.testing.fake import FunctionChatModel
+from lcel_agent.tokens import count_message, estimate_tokens
+
+
+def recount(memory: SlidingWindowMemory) -> int:
+    return sum(count_message(m, memory.counter) for m in memory.messages)
+
+
+def weather(city: str) -> Fact:
+    return Fact(
+        f"get_weather({city})",
+        f"{city}市天气：晴，温度25℃，湿度40%",
+        subject=city,
+        key=f"get_weather\x00{city}",
+    )
+
+
+def turn(fact: Fact) -> list[BaseMessage]:
+    action = {"action": fact.call.split("(")[0], "action_input": fact.subject}
+    return [AIMessage(json.dumps(action, ensure_ascii=False)), HumanMessage(fact.result)]
+
+
+def window(max_tokens: int = 800, **options) -> SlidingWindowMemory:
+    memory = SlidingWindowMemory(max_tokens, compactor=DigestCompactor(**options))
+    memory.add_system("Use only these tools.")
+    memory.add_user("查询八个城市的天气")
+    return memory
+
+
+def test_a_turn_that_leaves_keeps_its_fact_in_the_digest():
+    memory = window(eager=False)
+    for city in ("北京", "上海", "广州"):
+        memory.add_turn(turn(weather(city)), facts=[weather(city)])
+    question = memory.messages[1]
+    # Only the newest turn stays word for word; the others are lines under the question.
+    assert [m.type for m in memory.messages] == ["system", "human", "ai", "human"]
+    assert question.content.startswith("查询八个城市的天气\n\n" + HEADER)
+    assert "北京市天气：晴" in question.content and "上海市天气：晴" in question.content
+    assert "广州市天气" not in question.content  # still word for word below
+    assert memory.compacted == 2 and memory.digest_tokens > 0
+    assert memory.token_count == recount(memory) <= memory.max_tokens
+
+
+def test_a_turn_its_lines_say_in_full_is_folded_at_once():
+    memory = window()  # eager by default
+    memory.add_turn(turn(weather("北京")), facts=[weather("北京")])
+    assert [m.type for m in memory.messages] == ["system", "human"]
+    assert memory.messages[1].content.endswith("北京市天气：晴，温度25℃，湿度40%")
+    long = Fact("search(台风)", "台风 " * 300, subject="台风", key="search\x00台风")
+    memory.add_turn(turn(long), facts=[long])
+    # Too long for one line: the model reads it whole once, as the newest turn.
+    assert memory.messages[-1].content == long.result
+
+
+def test_the_window_pays_less_with_a_digest_than_with_whole_turns():
+    plain = SlidingWindowMemory(800, compactor=None)
+    compact = SlidingWindowMemory(800)
+    for memory in (plain, compact):
+        memory.add_system("Use only these tools.")
+        memory.add_user("查询八个城市的天气")
+    for city in ("北京", "上海", "广州", "深圳", "杭州", "南京", "成都", "武汉"):
+        fact = weather(city)
+        plain.add_turn(turn(fact), facts=[fact])
+        compact.add_turn(turn(fact), facts=[fact])
+    # Same facts in view, each as one line instead of two messages.
+    for city in ("北京", "武汉"):
+        assert any(f"{city}市天气" in str(m.content) for m in compact.messages)
+    assert compact.token_count < plain.token_count * 0.6
+
+
+def test_a_failed_turn_leaves_when_a_later_one_succeeds():
+    memory = window()
+    garbled = [AIMessage('{"action": "get_wea'), HumanMessage("Reply again with JSON only")]
+    memory.add_turn(garbled, failed=True)
+    assert memory.messages[-2].content == '{"action": "get_wea'  # shown until resolved
+    failed_call = Fact("get_weather(火星)", "ERROR: 城市不存在\nTry another way.", ok=False)
+    memory.add_turn(turn(failed_call), facts=[failed_call], failed=True)
+    memory.add_turn(turn(weather("北京")), facts=[weather("北京")])
+    text = memory.messages[1].content
+    # The garbled reply is gone without a trace; the failed call left one line.
+    assert len(memory.messages) == 2 and '{"action": "get_wea' not in text
+    assert "✗ get_weather(火星): ERROR: 城市不存在" in text and "Try another" not in text
+    assert "北京市天气" in text
+
+
+def test_a_newer_result_of_the_same_call_replaces_the_older_line():
+    memory = window()
+    timeout = Fact("get_weather(北京)", "ERROR: timed out", ok=False, key="get_weather\x00北京")
+    memory.add_turn(turn(timeout), facts=[timeout], failed=True)
+    memory.add_turn(turn(weather("上海")), facts=[weather("上海")])
+    assert "✗ get_weather(北京)" in memory.messages[1].content
+    memory.add_turn(turn(weather("北京")), facts=[weather("北京")])
+    text = memory.messages[1].content
+    assert "✗" not in text and text.count("北京市天气") == 1
+
+
+def test_the_digest_stays_within_the_budget_oldest_lines_first():
+    memory = window(200, line_tokens=40)
+    cities = [f"城{i}" for i in range(40)]
+    for city in cities:
+        memory.add_turn(turn(weather(city)), facts=[weather(city)])
+        assert memory.token_count == recount(memory) <= memory.max_tokens
+    text = memory.messages[1].content
+    assert "城39市天气" in text and "城0市天气" not in text
+    assert memory.digest.dropped > 0 and f"({memory.digest.dropped} earlier steps dropped)" in text
+
+
+def test_a_json_result_is_kept_item_by_item():
+    items = [{"title": f"台风新闻{i}", "link": f"http://example.com/{i}"} for i in range(5)]
+    text = "Observation: " + json.dumps(items, ensure_ascii=False)
+    short = shrink_text(text, 40, estimate_tokens)
+    kept = json.loads(short[short.index("[") : short.index("] …") + 1])
+    assert kept == items[: len(kept)] and 1 <= len(kept) < 5
+    assert short.endswith(f"…(+{5 - len(kept)} more)") and estimate_tokens(short) <= 40
+    assert head_text("abcdefghij" * 20, 10, len).endswith("…")
+    assert shrink_text("x" * 500, 60, len).count("…[truncated ") == 1
+
+
+def test_sessions_keep_facts_and_failures_across_a_round_trip():
+    memory = window()
+    memory.add_turn(turn(weather("北京")), facts=[weather("北京")])
+    garbled = [AIMessage("??"), HumanMessage("Reply again")]
+    memory.add_turn(garbled, failed=True)
+    again = SlidingWindowMemory.from_dict(json.loads(json.dumps(memory.to_dict())))
+    assert again.messages == memory.messages and again.token_count == memory.token_count
+    again.add_turn(turn(weather("上海")), facts=[weather("上海")])
+    assert "??" not in str([m.content for m in again.messages])  # still known as failed
+
+
+def test_a_window_stored_in_the_first_format_still_loads():
+    old = {
+        "version": 1,
+        "max_tokens": 800,
+        "system": [],
+        "question": [{"type": "human", "data": {"content": "q", "type": "human"}}],
+        "turns": [[{"type": "ai", "data": {"content": "a", "type": "ai"}}]],
+        "history": 0,
+    }
+    memory = SlidingWindowMemory.from_dict(old, compactor=None)
+    assert [m.content for m in memory.messages] == ["q", "a"]
+
+
+def test_a_question_that_fills_the_window_is_reported(caplog):
+    memory = SlidingWindowMemory(100)
+    with caplog.at_level(logging.WARNING, logger="lcel_agent.memory"):
+        memory.add_user("北京" * 60)
+    assert "little room" in caplog.text
+
+
+def test_the_default_window_compacts_and_the_plain_one_does_not():
+    assert isinstance(SlidingWindowMemory().compactor, DigestCompactor)
+    assert SlidingWindowMemory(compactor=None).compactor is None
+    assert SlidingWindowMemory(100).fresh().compactor is SlidingWindowMemory(100).compactor
+    with pytest.raises(TypeError):
+        SlidingWindowMemory(compactor="digest")  # type: ignore[arg-type]
+
+
+# --- a model-written summary ---------------------------------------------------------------
+
+
+def notes_model(calls: list[list[BaseMessage]], fail: bool = False) -> FunctionChatModel:
+    def reply(messages, tools):
+        calls.append(messages)
+        if fail:
+            raise RuntimeError("summariser down")
+        text = messages[-1].content
+        return AIMessage("\n".join(line for line in text.splitlines() if "天气" in line))
+
+    return FunctionChatModel(reply)
+
+
+def test_a_summary_compactor_spends_and_reports_model_calls():
+    calls: list[list[BaseMessage]] = []
+    memory = SlidingWindowMemory(800, compactor=SummaryCompactor(notes_model(calls), keep_turns=1))
+    memory.add_user("查询天气")
+    for city in ("北京", "上海", "广州"):
+        memory.add_turn(turn(weather(city)), facts=[weather(city)])
+    assert len(calls) == 2 and memory.digest.calls == 2
+    # The model's own usage report (this fake estimates it from the messages it got).
+    sent = sum(count_message(m, estimate_tokens) for call in calls for m in call)
+    assert memory.digest.input_tokens == sent and memory.digest.output_tokens > 0
+    assert memory.digest.header == "Summary of earlier steps:"
+    assert "上海市天气" in memory.messages[0].content
+    assert memory.token_count == recount(memory)
+
+
+def test_a_failing_summariser_keeps_the_facts_as_lines():
+    calls: list[list[BaseMessage]] = []
+    memory = SlidingWindowMemory(800, compactor=SummaryCompactor(notes_model(calls, True)))
+    memory.add_user("查询天气")
+    for city in ("北京", "上海", "广州", "深圳"):
+        memory.add_turn(turn(weather(city)), facts=[weather(city)])
+    assert calls and "北京市天气" in memory.messages[0].content
+
+
+def test_a_summary_is_written_asynchronously_under_ainvoke():
+    calls: list[list[BaseMessage]] = []
+    memory = SlidingWindowMemory(800, compactor=SummaryCompactor(notes_model(calls)))
+    memory.add_user("查询天气")
+
+    async def main() -> None:
+        for city in ("北京", "上海", "广州"):
+            await memory.aadd_turn(turn(weather(city)), facts=[weather(city)])
+
+    asyncio.run(main())
+    assert len(calls) == 1 and "北京市天气" in memory.messages[0].content
+
+
+# --- the property: whatever is added, accounting is exact and the budget holds -----------
+
+texts = st.one_of(st.text(max_size=30), st.builds(lambda n: "北京天气" * n, st.integers(0, 200)))
+steps = st.lists(
+    st.tuples(
+        st.sampled_from(["ok", "failed", "failed_call", "plain", "question", "tool"]),
+        texts,
+        st.integers(0, 5),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    steps=steps,
+    max_tokens=st.integers(40, 600),
+    options=st.sampled_from([{}, {"eager": False}, {"keep_turns": 0}, {"keep_turns": None}]),
+)
+def test_compaction_keeps_the_window_exact_bounded_and_well_formed(steps, max_tokens, options):
+    memory = SlidingWindowMemory(max_tokens, compactor=DigestCompactor(**options))
+    memory.add_system("s")
+    memory.add_user("q")
+    for kind, text, n in steps:
+        fact = Fact(f"t({n})", text or "r", subject=str(n), key=f"t\x00{n}")
+        if kind == "ok":
+            memory.add_turn([AIMessage(f"call {n}"), HumanMessage(text)], facts=[fact])
+        elif kind == "failed":
+            memory.add_turn([AIMessage(text), HumanMessage("again")], failed=True)
+        elif kind == "failed_call":
+            bad = Fact(f"t({n})", "ERROR: " + text, ok=False, key=f"t\x00{n}")
+            memory.add_turn(
+                [AIMessage(f"call {n}"), HumanMessage(bad.result)], facts=[bad], failed=True
+            )
+        elif kind == "plain":
+            memory.add_assistant(text)
+            memory.add_observation(text)
+        elif kind == "tool":
+            call = {"id": f"c{n}", "name": "t", "args": {}}
+            memory.add_turn(
+                [AIMessage("", tool_calls=[call]), ToolMessage(text, tool_call_id=f"c{n}")]
+            )
+        else:
+            memory.add_user(text or "q2")
+        assert memory.token_count == recount(memory)
+        assert memory.token_count <= max_tokens or memory.turns == 0
+        kinds = [m.type for m in memory.messages]
+        assert kinds[0] == "system"
+        # Never two assistant messages in a row, and every tool result follows its call.
+        assert all(not (a == b == "ai") for a, b in itertools.pairwise(kinds))
+        pending: set[str] = set()
+        for message in memory.messages:
+            if isinstance(message, AIMessage):
+                pending = {c["id"] for c in message.tool_calls if c["id"]}
+            elif isinstance(message, ToolMessage):
+                assert message.tool_call_id in pending
+    restored = SlidingWindowMemory.from_dict(
+        json.loads(json.dumps(memory.to_dict())), compactor=DigestCompactor(**options)
+    )
+    assert restored.token_count == recount(restored) and restored.digest.text == memory.digest.text
+
+
+def test_digest_round_trips():
+    digest = Digest(text="x", facts=(weather("北京"),), dropped=2, calls=1, input_tokens=3)
+    assert Digest.from_dict(json.loads(json.dumps(digest.to_dict()))) == digest
+
+
+def test_a_summariser_that_hangs_is_cut_off_and_its_facts_kept():
+    import time
+
+    def slow(messages, tools):
+        time.sleep(2)
+        return AIMessage("too late")
+
+    compactor = SummaryCompactor(FunctionChatModel(slow), keep_turns=1, timeout=0.2)
+    memory = SlidingWindowMemory(800, compactor=compactor)
+    memory.add_user("查询天气")
+    started = time.monotonic()
+    for city in ("北京", "上海"):
+        memory.add_turn(turn(weather(city)), facts=[weather(city)])
+    assert time.monotonic() - started < 1.5
+    assert (
+        "北京市天气" in memory.messages[0].content and "too late" not in memory.messages[0].content
+    )
+
+
+# --- sessions: questions after questions keep the roles alternating ------------------------
+
+
+def alternates(messages: list[BaseMessage]) -> bool:
+    """After the system prompt: user first, then user and assistant by turns (tool results
+    follow their assistant message)."""
+    kinds = [m.type for m in messages if m.type != "system"]
+    if kinds and kinds[0] != "human":
+        return False
+    speaking = [k if k != "tool" else "ai" for k in kinds]
+    return all(a != b for a, b in itertools.pairwise(speaking))
+
+
+@pytest.mark.parametrize("compactor", [None, DigestCompactor()], ids=["plain", "digest"])
+def test_the_next_question_never_follows_a_user_message(compactor):
+    memory = SlidingWindowMemory(800, compactor=compactor)
+    memory.add_system("s")
+    memory.add_user("北京呢？")
+    memory.add_turn(turn(weather("北京")), facts=[weather("北京")])  # ends with the observation
+    memory.add_user("上海呢？")
+    assert alternates(memory.messages), [m.type for m in memory.messages]
+    memory.add_turn([AIMessage("??"), HumanMessage("Reply again")], failed=True)  # ends failed
+    memory.add_user("广州呢？")
+    assert alternates(memory.messages), [m.type for m in memory.messages]
+    assert "Reply again" not in str([m.content for m in memory.messages])
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.sampled_from(["ok", "long", "failed", "answer", "question"]), st.integers(0, 9)
+        ),
+        max_size=40,
+    ),
+    max_tokens=st.integers(120, 700),
+    compactor=st.sampled_from([None, DigestCompactor(), DigestCompactor(eager=False)]),
+)
+def test_a_session_alternates_whatever_it_went_through(steps, max_tokens, compactor):
+    memory = SlidingWindowMemory(max_tokens, compactor=compactor)
+    memory.add_system("s")
+    memory.add_user("第一个问题")
+    for kind, n in steps:
+        if kind == "ok":
+            memory.add_turn(turn(weather(f"城{n}")), facts=[weather(f"城{n}")])
+        elif kind == "long":
+            memory.add_turn([AIMessage(f"call {n}"), HumanMessage("长" * 300)])
+        elif kind == "failed":
+            memory.add_turn([AIMessage(f"?? {n}"), HumanMessage("Reply again")], failed=True)
+        elif kind == "answer":  # a run ends with its answer; the session's next question
+            memory.add_turn([AIMessage(f"答案 {n}")], facts=[Fact("final answer", f"答案 {n}")])
+            memory.add_user(f"问题 {n}")
+        else:  # a run ends without an answer (a limit stopped it)
+            memory.add_user(f"问题 {n}")
+        assert alternates(memory.messages), [m.type for m in memory.messages]
+        assert memory.token_count == recount(memory)
+        assert memory.token_count <= max_tokens or memory.turns == 0
