@@ -82,7 +82,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="the default agent's model (default gpt-4o-mini)")  # fmt: skip
     parser.add_argument("--executor", choices=("local", "ray"), default=None,
                         help="local: asyncio in this process (default); ray: Ray actors "
-                        "(pip install 'lcel-agent[ray]')")  # fmt: skip
+                        "(the ray extra: pip install -e '.[ray]')")  # fmt: skip
     parser.add_argument("--address", default=None,
                         help="the Ray cluster to join: auto, or ray://host:10001 (implies "
                         "--executor ray; default: start a local Ray)")  # fmt: skip

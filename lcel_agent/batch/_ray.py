@@ -49,7 +49,8 @@ def import_ray() -> Any:
         import ray
     except ImportError:
         raise BatchError(
-            "executor='ray' needs Ray, which is an optional extra: pip install 'lcel-agent[ray]'"
+            "executor='ray' needs Ray, lcel-agent's optional extra 'ray': in a clone, "
+            "pip install -e '.[ray]' (or pip install 'ray>=2.9')"
         ) from None
     return ray
 

@@ -48,6 +48,7 @@ from lcel_agent.batch._progress import _Bar, status_line
 from lcel_agent.batch._summary import Tally
 from lcel_agent.batch._work import run_item
 from lcel_agent.errors import ConfigurationError
+from lcel_agent.report import read_results, render_batch
 from lcel_agent.testing.fake import FunctionChatModel
 from lcel_agent.testing.server import SimulatedOpenAIServer
 
@@ -96,6 +97,10 @@ def test_every_input_gets_exactly_one_line_with_its_result(
     assert "final" in table and "12 run now" in table and "p95" in table
     assert json.loads(json.dumps(summary.to_dict()))["stop_reasons"] == {"final": 12}
     assert KEY not in out.read_text()
+    # the run report reads the file as a batch: every line a record, none a problem
+    records, problems = read_results(out)
+    assert problems == [] and len(records) == 12
+    assert "final" in render_batch(records, problems, title=out.name)
 
 
 def _interrupt_when(path: Path, lines: int, stop: Any) -> threading.Thread:
@@ -281,7 +286,9 @@ def test_executor_ray_without_ray_names_the_extra(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` meets without the extra
-    with pytest.raises(BatchError, match=r"pip install 'lcel-agent\[ray\]'"):
+    with pytest.raises(
+        BatchError, match=r"optional extra 'ray': in a clone, pip install -e '\.\[ray\]'"
+    ):
         run_batch(broken_agent, ["x"], out=tmp_path / "r.jsonl", executor="ray")
 
 
