@@ -62,7 +62,23 @@ class Cluster:
         self._start("head", "--head", "--node-ip-address=127.0.0.2", f"--port={self.port}",
                     "--include-dashboard=false")  # fmt: skip
         self._start("node", f"--address={self.address}", "--node-ip-address=127.0.0.3")
+        self._wait_for_nodes(2)
         return self
+
+    def _wait_for_nodes(self, count: int, timeout: float = 60) -> None:
+        """Until ``count`` nodes are alive and offer their CPUs (a raylet that has just
+        started may not take work yet, and the job would put every worker on the head)."""
+        import ray
+
+        ray.init(address=self.address, log_to_driver=False)
+        try:
+            deadline = time.monotonic() + timeout
+            while ray.available_resources().get("CPU", 0) < count:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the cluster never offered {count} CPUs: {ray.nodes()}")
+                time.sleep(0.2)
+        finally:
+            ray.shutdown()
 
     def stop(self, name: str | None = None) -> None:
         """Stop one node (or all) by process group: TERM, then KILL what is left."""
