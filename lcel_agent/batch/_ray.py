@@ -9,8 +9,8 @@ sends work to the restarted one only once it answers again.
 
 The workers ask for no CPU slot (they wait on the network, not on the CPU, and a worker
 that needs a slot could wait forever for one on a full cluster) and are dealt round the
-nodes that offer CPUs, each preferring its node: a worker whose node is lost restarts
-on another. ``address=None`` starts a local Ray unless this process is connected already;
+nodes that offer CPUs, each kept on its node. A killed worker is restarted there; a
+worker whose node is lost is gone, and the job goes on with the others. ``address=None`` starts a local Ray unless this process is connected already;
 ``"auto"`` or ``"ray://host:10001"`` joins a running cluster, whose nodes must have
 lcel-agent, the agent's code and its environment (API keys) themselves: the job ships
 none of them.
@@ -154,10 +154,11 @@ def _worker_nodes(ray: Any) -> list[str]:
 
 
 def _on_node(ray: Any, node: str) -> Any:
-    """Prefer ``node``, but let Ray place (or restart) the worker elsewhere if it is gone."""
+    """Keep the worker on ``node``: a preference alone was not always honoured, and
+    workers piled up on one node. A worker whose node is lost is gone; the others go on."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    return NodeAffinitySchedulingStrategy(node_id=node, soft=True)
+    return NodeAffinitySchedulingStrategy(node_id=node, soft=False)
 
 
 class RayExecutor:
@@ -287,8 +288,8 @@ class RayExecutor:
             if isinstance(cause, BatchError):
                 raise cause from None
             raise BatchRunError(f"id {item.key}: {_reason(exc)}") from None
-        except ray.exceptions.ActorDiedError as exc:
-            slot.dead = True  # restarts exhausted: this slot is gone for good
+        except (ray.exceptions.ActorDiedError, ray.exceptions.ActorUnschedulableError) as exc:
+            slot.dead = True  # gone for good (its node is lost, or restarts are exhausted)
             raise WorkerLost(_reason(exc)) from None
         except (
             ray.exceptions.RayActorError,
@@ -312,7 +313,7 @@ class RayExecutor:
         while not slot.dead:
             try:
                 slot.info = await asyncio.wait_for(slot.actor.info.remote(), PROBE_TIMEOUT)
-            except ray.exceptions.ActorDiedError:
+            except (ray.exceptions.ActorDiedError, ray.exceptions.ActorUnschedulableError):
                 slot.dead = True
             except (ray.exceptions.RayError, TimeoutError):
                 await asyncio.sleep(0.5)
