@@ -17,7 +17,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._logging import install_client_log_redaction
+
 if TYPE_CHECKING:
+    from ._logging import redact_logging
     from .agent import create_agent, run_agent
     from .errors import (
         ActionParseError,
@@ -48,6 +51,9 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
+# Cheap (no LangChain, no pydantic): the HTTP clients' DEBUG records are masked from the start.
+install_client_log_redaction()
+
 #: Where each public name lives (module relative to this package).
 _EXPORTS: dict[str, str] = {
     "DEFAULT_POLICIES": "policies",
@@ -76,6 +82,7 @@ _EXPORTS: dict[str, str] = {
     "Usage": "state",
     "create_agent": "agent",
     "estimate_tokens": "tokens",
+    "redact_logging": "_logging",
     "run_agent": "agent",
     "trim_messages": "memory",
 }
@@ -107,6 +114,7 @@ __all__ = [
     "Usage",
     "create_agent",
     "estimate_tokens",
+    "redact_logging",
     "run_agent",
     "trim_messages",
 ]

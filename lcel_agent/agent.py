@@ -24,7 +24,9 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseLLM
 from langchain_core.runnables import Runnable, RunnableBinding
 from langchain_core.tools import BaseTool
+from pydantic import SecretStr
 
+from ._redact import MIN_SECRET_LEN, register_secrets, secrets_in
 from .errors import ConfigurationError, ErrorClass, Policy
 from .loop import AgentLoop, Limits
 from .memory import SlidingWindowMemory
@@ -145,6 +147,25 @@ def _check_fallbacks(
     return checked
 
 
+def _check_secrets(secrets: Sequence[str | SecretStr] | None) -> list[str]:
+    if secrets is None:
+        return []
+    if isinstance(secrets, str | SecretStr) or not isinstance(secrets, Sequence):
+        raise TypeError("secrets must be a list of strings, e.g. secrets=[my_token]")
+    values: list[str] = []
+    for index, secret in enumerate(secrets):
+        value = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
+        if not isinstance(value, str):
+            raise TypeError(f"secrets[{index}] must be a string, not {type(value).__name__}")
+        if len(value.strip()) < MIN_SECRET_LEN:
+            raise ConfigurationError(
+                f"secrets[{index}] is shorter than {MIN_SECRET_LEN} characters: "
+                "too short to mask without mangling ordinary text"
+            )
+        values.append(value)
+    return values
+
+
 def _check_stages(stages: Mapping[str, Runnable[Any, Any]] | None) -> dict[str, Runnable[Any, Any]]:
     checked: dict[str, Runnable[Any, Any]] = {}
     for name, stage in (stages or {}).items():
@@ -203,8 +224,15 @@ def create_agent(
     sessions: SessionStore | None = None,
     max_concurrency: int = 8,
     max_observation_chars: int = 4000,
+    secrets: Sequence[str | SecretStr] | None = None,
+    max_retry_after: float = 60.0,
 ) -> AgentLoop:
     """Build an agent. See the README's configuration table for every option.
+
+    Every secret the agent can see is registered for redaction: the chat model's
+    API key (any ``SecretStr`` field, also inside bindings and fallbacks), keys
+    held by the tools, and ``secrets``, your own. From then on they are masked
+    in everything a run returns, logs or sends to the model.
 
     Raises:
         TypeError: an argument has the wrong type (a string as ``llm``, a plain
@@ -221,6 +249,7 @@ def create_agent(
     _positive_int("max_concurrency", max_concurrency)
     _positive_int("max_observation_chars", max_observation_chars, minimum=100)
     tool_timeout = _seconds("tool_timeout", tool_timeout)
+    max_retry_after = _seconds("max_retry_after", max_retry_after, optional=False) or 0.0
     llm_timeout = _seconds("llm_timeout", llm_timeout)
     time_budget = _seconds("time_budget", time_budget)
     if token_budget is not None:
@@ -245,6 +274,9 @@ def create_agent(
     fallbacks = _check_fallbacks(fallback_tools, names)
     resolved = resolve_policies(policies)
     swapped = _check_stages(stages)
+    register_secrets(
+        [*secrets_in(llm, tool_list, list(fallbacks.values())), *_check_secrets(secrets)]
+    )
 
     model = without_client_retries(llm, llm_timeout)
     tool_calling = protocol == "tool_calling"
@@ -258,6 +290,7 @@ def create_agent(
             # Policy STOP for transient model errors means: no retries at all.
             retries=1 if resolved[ErrorClass.LLM_TRANSIENT] is Policy.STOP else llm_retries,
             backoff=llm_backoff,
+            max_retry_after=max_retry_after,
         ),
         "clean_json": KeepReply() if tool_calling else CleanJson(),
         "parse_action": ParseToolCalls() if tool_calling else ParseAction(),

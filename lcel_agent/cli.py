@@ -65,6 +65,17 @@ exit status:
   1    internal    an unexpected error (please report it)
   130  interrupted Ctrl-C""",
     """\
+time limits (run):
+  Each model call makes up to 3 attempts of at most --timeout seconds, waiting
+  between them for a backoff (at most 8 s) or the server's Retry-After (at most
+  60 s; a longer one fails the call, exit 6). Without --time-budget a run can
+  take up to --max-loops x 3 x (3 x TIMEOUT + 2 x 60) seconds plus its tool
+  calls (each at most 30 s, retried once if idempotent, then its fallback); a
+  server that never answers holds one call about 3 x TIMEOUT seconds. With
+  --time-budget T every wait inside a model call is cut to what is left of T:
+  the run stops with exit 7 within about a second of T, plus any tool call
+  still running (at most 3 x 30 s).""",
+    """\
 environment (run):
   OPENAI_API_KEY   the provider's key (required; never printed)
   OPENAI_BASE_URL  an OpenAI-compatible endpoint: DeepSeek, Qwen, vLLM, Ollama, ...

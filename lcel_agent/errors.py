@@ -2,8 +2,15 @@
 
 A run never raises for something the model or a tool did: such failures are
 *classified* into an :class:`ErrorClass`, handled by a :class:`Policy`, and
-reported in the result. Exceptions are for the programmer's mistakes and for
-signals between the library's own parts::
+reported in the result::
+
+    the reply        format, truncated
+    the tools        unknown_tool, bad_arguments, tool_failure, tool_timeout, tool_limit
+    the model API    llm_transient, llm_fatal
+    the loop         drift, limit
+
+Exceptions are for the programmer's mistakes and for signals between the
+library's own parts::
 
     LcelAgentError
     ├── ConfigurationError (also ValueError)    bad arguments to create_agent & co.
@@ -43,6 +50,9 @@ class ErrorClass(StrEnum):
 
     FORMAT = "format"
     """The reply was not a readable action: not JSON, missing keys, wrong shape."""
+    TRUNCATED = "truncated"
+    """The provider cut the reply off (finish reason ``length``, or a stream that ended
+    without one): never parsed, dispatched or taken as the answer; the model is asked again."""
     UNKNOWN_TOOL = "unknown_tool"
     """The action names a tool the agent does not have."""
     BAD_ARGUMENTS = "bad_arguments"

@@ -12,15 +12,17 @@ Input: a task string, ``{"input": task}``, a message or a prompt value.
 Output: an ``AgentResult``; ``stream``/``astream`` yield each loop's
 ``StepRecord`` as it finishes, then the ``AgentResult``. A session id in the
 config (``{"configurable": {"session_id": "..."}}``) carries the memory window
-across runs, when the agent has a session store.
+across runs, when the agent has a session store (without one it is ignored,
+with a DEBUG log). Async runs wait for a busy session with ``asyncio.sleep``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +39,8 @@ from .stages.clean import message_text
 from .state import AgentResult, AgentState, RunError, StepRecord, StopReason
 
 __all__ = ["AgentEvent", "AgentLoop", "Limits", "finish", "gate", "task_of"]
+
+_log = logging.getLogger(__name__)
 
 #: What ``stream`` yields: a record per loop, then the result.
 AgentEvent = StepRecord | AgentResult
@@ -187,26 +191,44 @@ class AgentLoop(Runnable[Any, Any]):
         self.sessions = sessions
 
     # --- shared helpers --------------------------------------------------------
+    def _session_id(self, config: RunnableConfig) -> str | None:
+        session_id = (config.get("configurable") or {}).get("session_id")
+        if session_id is not None and self.sessions is None:
+            # Other components (RunnableWithMessageHistory, ...) set it for their own use.
+            _log.debug("session_id %r ignored: this agent has no session store", session_id)
+            return None
+        return None if session_id is None else str(session_id)
+
     @contextmanager
     def _window(
         self, config: RunnableConfig
     ) -> Iterator[tuple[SlidingWindowMemory, Callable[[SlidingWindowMemory], None]]]:
-        session_id = (config.get("configurable") or {}).get("session_id")
-        if session_id is None:
+        session_id = self._session_id(config)
+        if session_id is None or self.sessions is None:
             yield self.memory.fresh(), lambda _memory: None
             return
-        if self.sessions is None:
-            raise ConfigurationError(
-                "a session_id was given but the agent has no session store: create_agent(..., sessions=SessionStore(path))"
-            )
-        with self.sessions.session(str(session_id), self.memory) as handle:
+        with self.sessions.session(session_id, self.memory) as handle:
+            yield handle.memory, handle.save
+
+    @asynccontextmanager
+    async def _awindow(
+        self, config: RunnableConfig
+    ) -> AsyncIterator[tuple[SlidingWindowMemory, Callable[[SlidingWindowMemory], None]]]:
+        """The async twin of :meth:`_window`: waits for a busy session without blocking the loop."""
+        session_id = self._session_id(config)
+        if session_id is None or self.sessions is None:
+            yield self.memory.fresh(), lambda _memory: None
+            return
+        async with self.sessions.asession(session_id, self.memory) as handle:
             yield handle.memory, handle.save
 
     def _start(self, task: str, memory: SlidingWindowMemory) -> AgentState:
         window = memory.copy()
         window.add_system(self.system_prompt)
         window.add_user(task)
-        return AgentState(task=task, memory=window, started=time.monotonic())
+        started = time.monotonic()
+        deadline = None if self.limits.time_budget is None else started + self.limits.time_budget
+        return AgentState(task=task, memory=window, started=started, deadline=deadline)
 
     @staticmethod
     def _child(
@@ -236,7 +258,7 @@ class AgentLoop(Runnable[Any, Any]):
         self, value: Any, manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> AsyncIterator[AgentEvent]:
         task = task_of(value)
-        with self._window(config) as (memory, save):
+        async with self._awindow(config) as (memory, save):
             state, iterations = self._start(task, memory), 0
             while (state := gate(state, self.limits, iterations)).stop is None:
                 iterations += 1

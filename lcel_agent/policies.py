@@ -17,6 +17,7 @@ __all__ = ["DEFAULT_POLICIES", "resolve_policies"]
 
 DEFAULT_POLICIES: Mapping[ErrorClass, Policy] = {
     ErrorClass.FORMAT: Policy.REPROMPT,
+    ErrorClass.TRUNCATED: Policy.REPROMPT,  # with a larger max_tokens where it can be bound
     ErrorClass.UNKNOWN_TOOL: Policy.REPROMPT,
     ErrorClass.BAD_ARGUMENTS: Policy.REPROMPT,
     ErrorClass.TOOL_FAILURE: Policy.REPROMPT,
@@ -31,6 +32,7 @@ DEFAULT_POLICIES: Mapping[ErrorClass, Policy] = {
 
 _ALLOWED: Mapping[ErrorClass, frozenset[Policy]] = {
     ErrorClass.FORMAT: frozenset({Policy.REPROMPT, Policy.STOP}),
+    ErrorClass.TRUNCATED: frozenset({Policy.REPROMPT, Policy.STOP}),
     ErrorClass.UNKNOWN_TOOL: frozenset({Policy.REPROMPT, Policy.STOP}),
     ErrorClass.BAD_ARGUMENTS: frozenset({Policy.REPROMPT, Policy.STOP}),
     ErrorClass.TOOL_FAILURE: frozenset(Policy),

@@ -278,6 +278,9 @@ class AgentState:
     """The memory window (stages never mutate it: ``trim_memory`` makes a new one)."""
     started: float
     """``time.monotonic()`` at the start of the run."""
+    deadline: float | None = None
+    """``time.monotonic()`` instant when ``time_budget`` runs out (None without one): every
+    wait inside a model call is cut to it."""
     loops: int = 0
     """Model calls made so far."""
     breaker: BreakerState = field(default_factory=BreakerState)

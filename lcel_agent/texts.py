@@ -12,6 +12,7 @@ __all__ = [
     "DEFAULT_PERSONA",
     "DRIFT_NUDGE",
     "FINAL_INSTRUCTION",
+    "FINAL_NOT_A_TOOL",
     "FORMAT_REPROMPT",
     "JSON_FORMAT",
     "JSON_OBJECT_INPUT",
@@ -23,6 +24,7 @@ __all__ = [
     "TOOL_FAILED",
     "TOOL_LIMIT",
     "TOOL_NOT_RUN",
+    "TRUNCATED_REPROMPT",
     "UNKNOWN_TOOL",
 ]
 
@@ -85,4 +87,16 @@ OBSERVATION_OF = "Observation [{name} {input}]: {output}"
 FINAL_INSTRUCTION = (
     "This is the last allowed step. Do not call any tool. Answer now with "
     '{"action": "final", "action_input": "<your answer>"}, using only what you have gathered.'
+)
+
+#: Re-prompt after a reply the provider cut off at its length limit. No fields.
+TRUNCATED_REPROMPT = (
+    "Your last reply was cut off by the length limit, so none of it was used. "
+    "Reply again, shorter: fewer actions at once, short inputs, a brief answer."
+)
+
+#: A native tool call named ``final`` (tool-calling protocol). No fields.
+FINAL_NOT_A_TOOL = (
+    "ERROR: there is no tool named 'final'. To give your final answer, reply with plain "
+    "text and no tool call."
 )

@@ -100,6 +100,10 @@ def _stop_error(error: RunError, why: StopWhy, streak: int, stalled: int) -> Run
     return dataclasses.replace(error, message=f"{error.message} (stopped: {reasons[why]})")
 
 
+#: Model API failures stop the run; a cut-off reply (``truncated``) is re-asked instead.
+_MODEL_API = frozenset({ErrorClass.LLM_TRANSIENT, ErrorClass.LLM_FATAL})
+
+
 class ClassifyError(Stage):
     """Decide the outcome of the loop. See the module docstring for the rules.
 
@@ -175,7 +179,7 @@ class ClassifyError(Stage):
         error = self._loop_error(state)
         steps = (*state.steps, self._record(state, error))
 
-        if error is not None and error.stage == "call_llm":
+        if error is not None and error.error_class in _MODEL_API:
             return dataclasses.replace(state, steps=steps, stop=StopReason.LLM_ERROR, error=error)
 
         final = next((a for a in state.actions if a.is_final), None)

@@ -1,24 +1,40 @@
-"""``call_llm``: one model call per loop, with the loop's own timeout and retries.
+"""``call_llm``: one model call per loop, with the loop's own timeout, retries and deadline.
 
-Transient API errors (429, 5xx, timeouts, dropped connections) are retried
-with exponential backoff and jitter, honouring ``Retry-After``; the retries are
-part of one loop and do not count against ``max_loops``. Fatal errors stop the
-run. A prompt that is too long for the model is trimmed to half the window and
-tried once more. This stage is the only place the loop talks to the model, and
-its retries are the only ones: :func:`without_client_retries` turns off the
-openai client's own retries so the two do not multiply.
+Transient API errors (429, 5xx, timeouts, dropped connections, a response the
+client could not decode) are retried with exponential backoff and jitter,
+honouring ``Retry-After`` up to ``max_retry_after``: a server that asks for a
+longer wait fails the call at once (``llm_error``, its wait in the message)
+instead of being retried early. The retries are part of one loop and do not
+count against ``max_loops``. Fatal errors stop the run.
+
+Every wait of the call (each attempt, each backoff, each ``Retry-After``) is cut
+to what is left of the run's ``time_budget`` (``state.deadline``): when the time
+runs out inside the call, or a wait would outlast it, the run stops with
+``budget`` at once, saying what it was waiting for.
+
+A reply counts only when the provider says it is complete (:mod:`.llm_reply`):
+a cut-off one becomes a ``truncated`` loop error, so it is never parsed,
+dispatched or taken as the answer; the model is told to answer shorter, and
+where the model's ``max_tokens`` can be bound the next call asks for twice as
+many tokens. Replies are redacted here, once, before any other stage sees them.
+
+A prompt too long for the model is sent once more, strictly smaller (whole turns
+dropped to half the prompt's size, or, when only pinned messages are left, the
+longest of them but the system prompt cut in the middle); when nothing can be
+made smaller the run stops with ``llm_error`` saying why. This stage is the only place the loop talks to
+the model, and its retries are the only ones: :func:`without_client_retries`
+turns off the openai client's own retries so the two do not multiply.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langchain_core.runnables import Runnable, RunnableConfig
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -30,57 +46,19 @@ from tenacity import (
 
 from .._redact import redact
 from .._timeout import acall_with_timeout, call_with_timeout
-from ..memory import trim_messages
-from ..state import AgentState, RunError, Usage
+from ..errors import ErrorClass, error_reason
+from ..memory import shrink_text, trim_messages
+from ..state import AgentState, RunError, StopReason, Usage
+from ..texts import TRUNCATED_REPROMPT
 from ..tokens import count_message, estimate_tokens
 from ._base import Stage
+from .llm_client import without_client_retries
 from .llm_errors import classify_model_error
+from .llm_reply import cut_off, redact_reply, reports_finish, token_limit, with_token_limit
 
 __all__ = ["CallLLM", "without_client_retries"]
 
 _MAX_ERROR_CHARS = 500
-
-
-def without_client_retries(llm: Runnable[Any, Any], timeout: float | None) -> Runnable[Any, Any]:
-    """Return ``llm`` with the openai client's own retries off and its HTTP timeout set.
-
-    ``ChatOpenAI`` retries twice by itself and sets no HTTP timeout; stacked under
-    the loop's retries that is up to nine HTTP attempts per loop, and a hung
-    provider hangs the agent. The copy shares nothing mutable with ``llm``.
-    Other models, and wrappers other than ``bind``/``bind_tools``, are returned
-    as they are.
-    """
-    if isinstance(llm, RunnableBinding):
-        inner = without_client_retries(llm.bound, timeout)
-        if inner is llm.bound:
-            return llm
-        return llm.__class__(
-            bound=inner,
-            kwargs=llm.kwargs,
-            config=llm.config,
-            config_factories=llm.config_factories,
-            custom_input_type=llm.custom_input_type,
-            custom_output_type=llm.custom_output_type,
-        )
-    root = getattr(llm, "root_client", None)
-    root_async = getattr(llm, "root_async_client", None)
-    if root is None or root_async is None or not isinstance(llm, BaseChatModel):
-        return llm
-    options: dict[str, Any] = {"max_retries": 0}
-    if timeout is not None:
-        options["timeout"] = timeout
-    copy = llm.model_copy()
-    fields: dict[str, Any] = {
-        "root_client": root.with_options(**options),
-        "root_async_client": root_async.with_options(**options),
-    }
-    fields["client"] = fields["root_client"].chat.completions
-    fields["async_client"] = fields["root_async_client"].chat.completions
-    for name, value in fields.items():
-        object.__setattr__(copy, name, value)
-    if hasattr(copy, "max_retries"):
-        object.__setattr__(copy, "max_retries", 0)
-    return copy
 
 
 def _as_message(value: Any) -> AIMessage:
@@ -102,6 +80,27 @@ def _usage(prompt: list[BaseMessage], reply: AIMessage) -> Usage:
     )
 
 
+class _OutOfTime(Exception):
+    """The run's time budget ran out inside the model call; ``doing`` says on what."""
+
+    def __init__(self, doing: str, cause: BaseException | None = None) -> None:
+        super().__init__(doing)
+        self.doing = doing
+        self.cause = cause
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """One round of attempts: the prompt, and the model it goes to."""
+
+    prompt: list[BaseMessage]
+    model: Runnable[Any, Any]
+    enlarged: int | None = None
+    """The output limit asked for after a cut-off reply, when one was bound."""
+    shrunk: bool = False
+    """True once the prompt was trimmed after a context overflow."""
+
+
 class CallLLM(Stage):
     """Call the model on ``state.prompt``; set ``reply`` or a ``call_llm`` loop error.
 
@@ -112,7 +111,8 @@ class CallLLM(Stage):
         timeout: seconds per attempt, enforced here whatever the client does.
         retries: attempts for transient errors, the first included.
         backoff: ``(initial, maximum)`` seconds of the exponential backoff.
-        max_retry_after: the longest ``Retry-After`` honoured, in seconds.
+        max_retry_after: the longest ``Retry-After`` honoured, in seconds; a server
+            asking for longer fails the call.
     """
 
     name = "call_llm"
@@ -137,55 +137,171 @@ class CallLLM(Stage):
             initial=backoff[0], max=backoff[1], jitter=backoff[0]
         )
         self.max_retry_after = max_retry_after
+        # OpenAI-compatible models always send a finish reason; from them, none means cut short.
+        self._expects_finish = reports_finish(self.llm) and reports_finish(self.final_llm)
 
     # --- shared decisions ------------------------------------------------------
-    def _wait(self, retry_state: RetryCallState) -> float:
+    @staticmethod
+    def _left(state: AgentState) -> float | None:
+        return None if state.deadline is None else state.deadline - time.monotonic()
+
+    def _attempt_timeout(self, state: AgentState) -> float | None:
+        left = self._left(state)
+        if left is None:
+            return self.timeout
+        if left <= 0:
+            raise _OutOfTime("no time was left for another model call")
+        return left if self.timeout is None else min(self.timeout, left)
+
+    def _retryable(self, exc: BaseException) -> bool:
+        info = classify_model_error(exc)
+        too_long = info.retry_after is not None and info.retry_after > self.max_retry_after
+        return info.transient and not too_long and not isinstance(exc, _OutOfTime)
+
+    def _wait(self, state: AgentState, retry_state: RetryCallState) -> float:
         outcome = retry_state.outcome
         exc = outcome.exception() if outcome is not None else None
-        if exc is not None:
-            after = classify_model_error(exc).retry_after
+        after = classify_model_error(exc).retry_after if exc is not None else None
+        wait = after if after is not None else float(self._backoff(retry_state))
+        left = self._left(state)
+        if left is not None and wait >= left:
             if after is not None:
-                return min(after, self.max_retry_after)
-        return float(self._backoff(retry_state))
+                doing = f"the server asked to retry after {after:g} s"
+            elif left > 0:
+                doing = f"the next attempt was a {wait:.1f} s backoff away"
+            else:
+                raise _OutOfTime("the time ran out during the attempt", exc)
+            raise _OutOfTime(f"{doing}, with {max(left, 0.0):.1f} s of the budget left", exc)
+        return wait
 
-    def _retry_args(self) -> dict[str, Any]:
+    def _retry_args(self, state: AgentState) -> dict[str, Any]:
         return {
             "stop": stop_after_attempt(self.retries),
-            "wait": self._wait,
-            "retry": retry_if_exception(lambda e: classify_model_error(e).transient),
+            "wait": lambda retry_state: self._wait(state, retry_state),
+            "retry": retry_if_exception(self._retryable),
             "reraise": True,
         }
 
     def _model(self, state: AgentState) -> Runnable[Any, Any]:
         return self.final_llm if state.final_only else self.llm
 
-    @staticmethod
-    def _shrunk(state: AgentState) -> list[BaseMessage]:
-        memory = state.memory
-        return trim_messages(list(state.prompt), max(1, memory.max_tokens // 2), memory.counter)
+    def _first_plan(self, state: AgentState) -> _Plan:
+        model = self._model(state)
+        last = state.steps[-1] if state.steps else None
+        limit = (
+            token_limit(model)
+            if last is not None and last.error_class is ErrorClass.TRUNCATED
+            else None
+        )
+        if last is None or limit is None:
+            return _Plan(list(state.prompt), model)
+        # Twice what the cut reply was allowed (it may itself have been asked for more).
+        key, value = limit
+        larger = 2 * max(value, last.usage.output_tokens)
+        return _Plan(list(state.prompt), with_token_limit(model, key, larger), enlarged=larger)
 
-    def _done(
-        self, state: AgentState, prompt: list[BaseMessage], reply: Any, started: float
-    ) -> AgentState:
-        message = _as_message(reply)
-        usage = _usage(prompt, message)
+    @staticmethod
+    def _smaller(state: AgentState, prompt: list[BaseMessage]) -> list[BaseMessage] | None:
+        """The prompt at about half its size, or None when it cannot be made smaller.
+
+        Whole turns go first (the window's own rules); when only pinned messages are
+        left (the system prompt, and the question with the digest of what was done),
+        the longest of them but the system prompt is cut in the middle instead.
+        """
+        counter = state.memory.counter
+
+        def cost(messages: list[BaseMessage]) -> int:
+            return sum(count_message(m, counter) for m in messages)
+
+        size = cost(prompt)
+        target = max(1, min(size, state.memory.max_tokens) // 2)
+        if any(isinstance(m, AIMessage) for m in prompt):
+            trimmed = trim_messages(prompt, target, counter)
+            if cost(trimmed) < size:
+                return trimmed
+        cuttable = [
+            i
+            for i, m in enumerate(prompt)
+            if not isinstance(m, SystemMessage) and isinstance(m.content, str) and m.content
+        ]
+        if not cuttable:
+            return None
+        index = max(cuttable, key=lambda i: count_message(prompt[i], counter))
+        text = str(prompt[index].content)
+        cut = shrink_text(text, max(1, counter(text) - (size - target)), counter)
+        smaller = [
+            *prompt[:index],
+            prompt[index].model_copy(update={"content": cut}),
+            *prompt[index + 1 :],
+        ]
+        return smaller if cost(smaller) < size else None
+
+    def _next_plan(
+        self, state: AgentState, plan: _Plan, exc: BaseException
+    ) -> tuple[_Plan | None, str]:
+        """After a failed round: the next round to try, or None and why there is none."""
+        info = classify_model_error(exc)
+        if info.context_overflow:
+            if plan.shrunk:
+                return None, "still too long at half the size; use a model with a larger context"
+            smaller = self._smaller(state, plan.prompt)
+            if smaller is None:
+                return None, (
+                    "the prompt cannot be made smaller: nothing in it but the system prompt "
+                    "can be dropped or cut; shorten it, or use a model with a larger context"
+                )
+            return dataclasses.replace(plan, prompt=smaller, shrunk=True), ""
+        if plan.enlarged is not None and info.status_code in (400, 422):
+            # The larger output limit may be more than this model allows: ask as before.
+            return dataclasses.replace(plan, model=self._model(state), enlarged=None), ""
+        return None, ""
+
+    def _after(
+        self, state: AgentState, plan: _Plan, exc: BaseException, attempts: int, started: float
+    ) -> _Plan | AgentState:
+        """After a failed round: the next round, or the state the call ends with."""
+        if isinstance(exc, _OutOfTime):
+            return self._out_of_time(state, exc, attempts, started)
+        following, why = self._next_plan(state, plan, exc)
+        return following or self._failed(state, exc, attempts, started, why)
+
+    def _done(self, state: AgentState, plan: _Plan, reply: Any, started: float) -> AgentState:
+        message = redact_reply(_as_message(reply))
+        usage = _usage(plan.prompt, message)
+        error = None
+        why = cut_off(message, self._expects_finish)
+        if why is not None:
+            if plan.enlarged is not None:
+                why += f", even with max_tokens={plan.enlarged}"
+            stage = self.name or "call_llm"
+            error = RunError(
+                state.loops + 1, stage, ErrorClass.TRUNCATED, why, notice=TRUNCATED_REPROMPT
+            )
         return dataclasses.replace(
             state,
             loops=state.loops + 1,
             reply=message,
+            loop_error=error,
             step_usage=usage,
             usage=state.usage + usage,
             llm_ms=(time.perf_counter() - started) * 1000,
         )
 
     def _failed(
-        self, state: AgentState, exc: BaseException, attempts: int, started: float
+        self, state: AgentState, exc: BaseException, attempts: int, started: float, why: str
     ) -> AgentState:
         info = classify_model_error(exc)
         status = f" (HTTP {info.status_code})" if info.status_code else ""
-        message = redact(f"{type(exc).__name__}{status}: {exc}")[:_MAX_ERROR_CHARS]
-        if info.transient:
+        message = redact(f"{type(exc).__name__}{status}: {error_reason(exc)}")[:_MAX_ERROR_CHARS]
+        if info.retry_after is not None and info.retry_after > self.max_retry_after:
+            message += (
+                f" — the server asked to retry after {info.retry_after:g} s, "
+                f"more than max_retry_after={self.max_retry_after:g} s"
+            )
+        elif info.transient:
             message += f" — gave up after {attempts} attempt(s)"
+        if why:
+            message += f" — {why}"
         error = RunError(state.loops + 1, self.name or "call_llm", info.error_class, message)
         return dataclasses.replace(
             state,
@@ -194,66 +310,77 @@ class CallLLM(Stage):
             llm_ms=(time.perf_counter() - started) * 1000,
         )
 
+    def _out_of_time(
+        self, state: AgentState, out: _OutOfTime, attempts: int, started: float
+    ) -> AgentState:
+        loops = state.loops + (1 if attempts else 0)
+        budget = (state.deadline or state.started) - state.started
+        message = f"time_budget={budget:g} s spent in the model call: {out.doing}"
+        if out.cause is not None:
+            cause = f"{type(out.cause).__name__}: {error_reason(out.cause)}"
+            message += f"; last error: {redact(cause)[:_MAX_ERROR_CHARS]}"
+        error = RunError(loops, self.name or "call_llm", ErrorClass.LIMIT, message)
+        return dataclasses.replace(
+            state,
+            loops=loops,
+            stop=StopReason.BUDGET,
+            error=error,
+            llm_ms=(time.perf_counter() - started) * 1000,
+        )
+
     # --- thin drivers ------------------------------------------------------------
     def _call_sync(
-        self,
-        model: Runnable[Any, Any],
-        prompt: list[BaseMessage],
-        config: RunnableConfig,
-        counter: list[int],
+        self, state: AgentState, plan: _Plan, config: RunnableConfig, counter: list[int]
     ) -> Any:
-        for attempt in Retrying(**self._retry_args()):
+        for attempt in Retrying(**self._retry_args(state)):
             with attempt:
+                timeout = self._attempt_timeout(state)
                 counter[0] += 1
                 return call_with_timeout(
-                    lambda: model.invoke(prompt, config), self.timeout, "model call"
+                    lambda: plan.model.invoke(plan.prompt, config), timeout, "model call"
                 )
         raise AssertionError("unreachable: tenacity re-raises the last error")
 
     async def _call_async(
-        self,
-        model: Runnable[Any, Any],
-        prompt: list[BaseMessage],
-        config: RunnableConfig,
-        counter: list[int],
+        self, state: AgentState, plan: _Plan, config: RunnableConfig, counter: list[int]
     ) -> Any:
-        async for attempt in AsyncRetrying(**self._retry_args()):
+        async for attempt in AsyncRetrying(**self._retry_args(state)):
             with attempt:
+                timeout = self._attempt_timeout(state)
                 counter[0] += 1
                 return await acall_with_timeout(
-                    lambda: model.ainvoke(prompt, config), self.timeout, "model call"
+                    lambda: plan.model.ainvoke(plan.prompt, config), timeout, "model call"
                 )
         raise AssertionError("unreachable: tenacity re-raises the last error")
-
-    def _prompts(self, state: AgentState) -> Iterator[list[BaseMessage]]:
-        """The prompt, then (asked for only after a context overflow) the half-size one."""
-        yield list(state.prompt)
-        yield self._shrunk(state)
 
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None:
             return state
-        started, attempts, model = time.perf_counter(), [0], self._model(state)
-        for prompt in self._prompts(state):
+        started, attempts = time.perf_counter(), [0]
+        plan = self._first_plan(state)
+        while True:
             try:
-                reply = self._call_sync(model, prompt, config, attempts)
-                return self._done(state, prompt, reply, started)
+                reply = self._call_sync(state, plan, config, attempts)
             except Exception as exc:
-                error = exc
-                if not classify_model_error(exc).context_overflow:
-                    break
-        return self._failed(state, error, attempts[0], started)
+                after = self._after(state, plan, exc, attempts[0], started)
+                if isinstance(after, AgentState):
+                    return after
+                plan = after
+                continue
+            return self._done(state, plan, reply, started)
 
     async def arun(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None:
             return state
-        started, attempts, model = time.perf_counter(), [0], self._model(state)
-        for prompt in self._prompts(state):
+        started, attempts = time.perf_counter(), [0]
+        plan = self._first_plan(state)
+        while True:
             try:
-                reply = await self._call_async(model, prompt, config, attempts)
-                return self._done(state, prompt, reply, started)
+                reply = await self._call_async(state, plan, config, attempts)
             except Exception as exc:
-                error = exc
-                if not classify_model_error(exc).context_overflow:
-                    break
-        return self._failed(state, error, attempts[0], started)
+                after = self._after(state, plan, exc, attempts[0], started)
+                if isinstance(after, AgentState):
+                    return after
+                plan = after
+                continue
+            return self._done(state, plan, reply, started)

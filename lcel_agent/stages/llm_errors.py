@@ -3,13 +3,17 @@
 Works on every supported stack: langchain-core 1.x model errors carry an
 ``is_retryable`` flag; the openai client's exceptions (both 1.x and 3.x) carry
 a status code and the response headers; plain ``TimeoutError`` and
-``ConnectionError`` are transient. Anything else a model raises is fatal: it
-will not get better by asking again.
+``ConnectionError`` are transient, and so is a response the client could not
+decode (a corrupted stream chunk or body raises ``json.JSONDecodeError`` or
+``UnicodeDecodeError`` inside the client: the same glitch as a dropped
+connection, and as likely to clear on a second try). Anything else a model
+raises is fatal: it will not get better by asking again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,11 +83,14 @@ def classify_model_error(exc: BaseException) -> ModelErrorInfo:
     status = _status_code(exc)
     retryable = getattr(type(exc), "is_retryable", None)
     transient: bool
-    if isinstance(retryable, bool):
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        # Checked first: the client may hang the 200 response that failed to decode on it.
+        transient = True
+    elif isinstance(retryable, bool):
         transient = retryable
     elif status is not None:
         transient = status in TRANSIENT_STATUS or status >= 500
-    elif isinstance(exc, (TimeoutError, ConnectionError, asyncio.TimeoutError)):
+    elif isinstance(exc, TimeoutError | ConnectionError | asyncio.TimeoutError):
         transient = True
     else:
         # openai.APIConnectionError / APITimeoutError and httpx transport errors have no

@@ -5,7 +5,8 @@ Two parsers, one per protocol, each replacing the other under the same stage nam
 * :class:`ParseAction` (JSON protocol) reads ``state.parsed``: one object
   ``{"action": ..., "action_input": ...}`` or a list of them (parallel actions).
 * :class:`ParseToolCalls` (tool-calling protocol) reads ``AIMessage.tool_calls``;
-  a reply without tool calls is the final answer.
+  a reply without tool calls is the final answer, and a call of a tool named
+  ``final`` is an ``unknown_tool`` error (no tool may have that name).
 
 Shape rules (a violation is a ``format`` error): every action is an object with a
 non-empty string ``action`` and an ``action_input`` key; a list is not empty;
@@ -24,7 +25,7 @@ from langchain_core.runnables import RunnableConfig
 from .._redact import redact
 from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import FINAL_ACTION, Action, AgentState, RunError
-from ..texts import FORMAT_REPROMPT
+from ..texts import FINAL_NOT_A_TOOL, FORMAT_REPROMPT
 from ._base import Stage
 from .clean import message_text
 
@@ -115,6 +116,17 @@ class ParseToolCalls(Stage):
             return _format_error(
                 state, stage, ValueError(f"unreadable tool call {bad.get('name')!r}")
             )
+        if any(call["name"].strip().lower() == FINAL_ACTION for call in reply.tool_calls):
+            # No tool may be named "final" (create_agent refuses one): this call names none of
+            # the agent's tools, so none of the reply runs, and it is certainly not the answer.
+            error = RunError(
+                state.loops,
+                stage,
+                ErrorClass.UNKNOWN_TOOL,
+                "the model called a tool named 'final'; the final answer is a reply without tool calls",
+                notice=FINAL_NOT_A_TOOL,
+            )
+            return dataclasses.replace(state, loop_error=error)
         if reply.tool_calls:
             actions = tuple(
                 Action(call["name"], call.get("args", {}), call.get("id"))

@@ -13,13 +13,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
 from lcel_agent._redact import redact
-from lcel_agent.testing.faults import Fault, FaultSpec, error_body, status_response
-from lcel_agent.testing.policies import Reply
+from lcel_agent.testing.faults import (
+    REPLY_FAULTS,
+    Fault,
+    FaultSpec,
+    error_body,
+    status_response,
+)
+from lcel_agent.testing.policies import Reply, to_reply
 
 if TYPE_CHECKING:
     from lcel_agent.testing.server import SimulatedOpenAIServer
 
-__all__ = ["Counter", "RecordedRequest", "completion_tokens", "prompt_tokens"]
+__all__ = ["Counter", "RecordedRequest", "completion_tokens", "cut_reply", "prompt_tokens"]
 
 Counter = Callable[[str], int]
 
@@ -62,6 +68,43 @@ def completion_tokens(reply: Reply, count: Counter) -> int:
     for index, call in enumerate(reply.tool_calls):
         total += count(str(call["name"])) + count(reply.arguments_json(index))
     return total
+
+
+def _prefix(text: str, limit: int, count: Counter) -> str:
+    """The longest beginning of ``text`` within ``limit`` tokens."""
+    if count(text) <= limit:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if count(text[:mid]) <= limit else (lo, mid - 1)
+    return text[:lo]
+
+
+def cut_reply(reply: Reply, limit: int, count: Counter) -> Reply:
+    """``reply`` cut to ``limit`` completion tokens, as a provider cuts at ``max_tokens``.
+
+    The text comes first, then the tool calls in order; the call that crosses the limit
+    keeps the beginning of its arguments (JSON cut mid-way) and the later calls are lost.
+    The finish reason is ``"length"``.
+    """
+    left = limit
+    text = reply.content
+    if text:
+        text = _prefix(text, left, count)
+        left -= count(text)
+    calls: list[Mapping[str, Any]] = []
+    for index, call in enumerate(reply.tool_calls):
+        left -= count(str(call["name"]))
+        if left < 0:
+            break
+        arguments = reply.arguments_json(index)
+        kept = _prefix(arguments, left, count)
+        calls.append({**call, "arguments": kept})
+        left -= count(kept)
+        if kept != arguments:
+            break
+    return Reply(content=text, tool_calls=tuple(calls), finish_reason="length")
 
 
 @dataclass
@@ -146,7 +189,7 @@ class _Handler(BaseHTTPRequestHandler):
             if sim.require_key is not None:
                 rec.authorized = self.headers.get("Authorization") == f"Bearer {sim.require_key}"
                 if not rec.authorized:
-                    return self._fault(FaultSpec(Fault.AUTH))
+                    return self._fault(FaultSpec(Fault.AUTH, message=sim.auth_message))
             path = self.path.split("?", 1)[0].rstrip("/")
             if method == "GET" and path.endswith("/models"):
                 created = int(time.time())
@@ -167,7 +210,7 @@ class _Handler(BaseHTTPRequestHandler):
             msg = "The body must be a JSON object with a 'messages' list."
             return self._json(400, error_body(msg, "invalid_request_error", None, "messages"))
         spec = sim._next_fault()
-        if spec is not None:
+        if spec is not None and spec.fault not in REPLY_FAULTS:
             return self._fault(spec, body)
         messages, tools = body["messages"], body.get("tools")
         used = prompt_tokens(messages, tools, sim.count)
@@ -178,39 +221,51 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return self._fault(FaultSpec(Fault.CONTEXT_TOO_LONG, message=message), body)
         try:
-            answer = sim._ask_policy(messages, tools)
+            answer: Reply | FaultSpec
+            if spec is not None and spec.reply is not None:
+                answer = to_reply(spec.reply)
+            else:
+                answer = sim._ask_policy(messages, tools)
+            if isinstance(answer, FaultSpec) and answer.fault in REPLY_FAULTS:
+                if answer.reply is None:
+                    raise ValueError(f"Fault.{answer.fault.name} from a policy needs reply=")
+                spec, answer = answer, to_reply(answer.reply)
         except Exception as exc:  # the policy is test code: report its failure as a 500
             message = redact(f"simulated model policy failed: {type(exc).__name__}: {exc}")
             return self._json(500, error_body(message, "server_error", None))
         if isinstance(answer, FaultSpec):
             return self._fault(answer, body)
         reply = self._cut(answer, body)
+        if spec is not None:
+            self._rec.fault = spec.fault
+            half = max(1, completion_tokens(reply, sim.count) // 2)
+            reply = cut_reply(reply, half, sim.count)
         out = completion_tokens(reply, sim.count)
         usage = {"prompt_tokens": used, "completion_tokens": out, "total_tokens": used + out}
         self._rec.reply, self._rec.usage = reply, usage
+        damage = spec.fault if spec is not None else None
+        if damage is Fault.CORRUPT_CHUNK and not body.get("stream"):
+            return self._broken_body(body)
         if body.get("stream"):
-            return self._stream(reply, usage, body)
+            return self._stream(reply, usage, body, damage)
         self._sleep(sim.latency.total(out))
-        self._json(200, self._completion(reply, usage, body))
+        self._json(200, self._completion(reply, usage, body, cut=damage is Fault.STREAM_CUT))
 
     # -- replies ---------------------------------------------------------------------------
 
     def _cut(self, reply: Reply, body: dict[str, Any]) -> Reply:
-        """Apply ``stop`` and ``max_tokens`` to the text, as OpenAI does."""
-        text, finish = reply.content, reply.finish_reason
+        """Apply ``stop`` to the text and ``max_tokens`` to the whole reply, as OpenAI does."""
+        text = reply.content
         stops = body.get("stop") or []
         for stop in [stops] if isinstance(stops, str) else stops:
             if text is not None and stop and stop in text:
                 text = text[: text.index(stop)]
+        reply = Reply(content=text, tool_calls=reply.tool_calls, finish_reason=reply.finish_reason)
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
         count = self.server.sim.count
-        if text and isinstance(limit, int) and not reply.tool_calls and count(text) > limit:
-            lo, hi = 0, len(text)  # the longest prefix within the limit
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                lo, hi = (mid, hi) if count(text[:mid]) <= limit else (lo, mid - 1)
-            text, finish = text[:lo], "length"
-        return Reply(content=text, tool_calls=reply.tool_calls, finish_reason=finish)
+        if isinstance(limit, int) and completion_tokens(reply, count) > limit:
+            return cut_reply(reply, limit, count)
+        return reply
 
     def _head(self, body: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -231,7 +286,7 @@ class _Handler(BaseHTTPRequestHandler):
         ]
 
     def _completion(
-        self, reply: Reply | None, usage: dict[str, int], body: dict[str, Any]
+        self, reply: Reply | None, usage: dict[str, int], body: dict[str, Any], cut: bool = False
     ) -> dict[str, Any]:
         choices = []
         if reply is not None:
@@ -242,12 +297,21 @@ class _Handler(BaseHTTPRequestHandler):
             }
             if reply.tool_calls:
                 message["tool_calls"] = self._wire_calls(reply)
+            finish = None if cut else reply.finish
             choices.append(
-                {"index": 0, "message": message, "logprobs": None, "finish_reason": reply.finish}
+                {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
             )
         return {**self._head(body), "object": "chat.completion", "choices": choices, "usage": usage}
 
-    def _stream(self, reply: Reply | None, usage: dict[str, int], body: dict[str, Any]) -> None:
+    def _stream(
+        self,
+        reply: Reply | None,
+        usage: dict[str, int],
+        body: dict[str, Any],
+        damage: Fault | None = None,
+    ) -> None:
+        """Stream ``reply``; a ``STREAM_CUT`` ends after its deltas, a ``CORRUPT_CHUNK``
+        breaks the event that would have finished it."""
         sim = self.server.sim
         with_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         head = {**self._head(body), "object": "chat.completion.chunk"}
@@ -276,6 +340,13 @@ class _Handler(BaseHTTPRequestHandler):
                     self._event(
                         chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
                     )
+            if damage is Fault.STREAM_CUT:
+                return self._write_chunk(b"")
+            if damage is Fault.CORRUPT_CHUNK:
+                broken = json.dumps(chunk({}, reply.finish), ensure_ascii=False)[:40]
+                self._write_chunk(f"data: {broken}\n\n".encode())
+                self._write_chunk(b"data: [DONE]\n\n")
+                return self._write_chunk(b"")
             self._event(chunk({}, reply.finish))
         if with_usage:
             self._event({**head, "choices": [], "usage": usage})
@@ -288,7 +359,8 @@ class _Handler(BaseHTTPRequestHandler):
         sim = self.server.sim
         self._rec.fault = spec.fault
         default_retry = sim.sampler.profile.retry_after if sim.sampler is not None else 1.0
-        answer = status_response(spec, default_retry)
+        key = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+        answer = status_response(spec, default_retry, key)
         if answer is not None:
             status, payload, headers = answer
             return self._json(status, payload, headers)
@@ -303,7 +375,11 @@ class _Handler(BaseHTTPRequestHandler):
             if body.get("stream"):
                 return self._stream(None, usage, body)
             return self._json(200, self._completion(None, usage, body))
-        # MALFORMED: the start of a valid answer, cut off.
+        self._broken_body(body)
+
+    def _broken_body(self, body: dict[str, Any]) -> None:
+        """MALFORMED: the start of a valid answer, cut off mid-JSON."""
+        usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         broken = json.dumps(self._completion(Reply(content="ok"), usage, body))[:40]
         if body.get("stream"):
             self._start_stream()

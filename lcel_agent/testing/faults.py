@@ -11,6 +11,15 @@ or at random rates with a seeded generator, so a run is reproducible::
 
 A :class:`ScriptedPolicy <lcel_agent.testing.policies.ScriptedPolicy>` may also list a
 ``Fault`` (or a :class:`FaultSpec`) among its replies.
+
+Most faults replace the answer. The *reply faults* (:data:`REPLY_FAULTS`: a reply cut at
+the length limit, a stream cut short, a corrupted stream chunk) damage an answer instead:
+the one given as ``reply=``, or else the one the policy gives for that request (which it
+then has used up)::
+
+    srv.inject(Fault.STREAM_CUT)                   # the next answer stops halfway
+    ScriptedPolicy([FaultSpec(Fault.LENGTH, reply={"name": "get_weather",
+                                                   "arguments": {"city": "上海"}})])
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from enum import StrEnum
 from typing import Any
 
 __all__ = [
+    "REPLY_FAULTS",
     "Fault",
     "FaultProfile",
     "FaultSampler",
@@ -56,6 +66,16 @@ class Fault(StrEnum):
     """400 ``invalid_request_error``: ``openai.BadRequestError``."""
     CONTEXT_TOO_LONG = "context_too_long"
     """400 with code ``context_length_exceeded``: ``openai.BadRequestError``."""
+    LENGTH = "length"
+    """The reply cut to half its tokens, text and tool-call arguments alike, with
+    ``finish_reason="length"``, streamed or not: what a provider sends at ``max_tokens``."""
+    STREAM_CUT = "stream_cut"
+    """The reply stops halfway (inside the tool-call arguments when it has tool calls) and
+    the stream ends cleanly with no finish reason, no usage and no ``[DONE]``, as when a
+    proxy loses its upstream. Not streamed: the half reply with ``finish_reason: null``."""
+    CORRUPT_CHUNK = "corrupt_chunk"
+    """Half the reply streams, then an event whose JSON is broken: ``json.JSONDecodeError``
+    inside the client. Not streamed: a body cut off mid-JSON, as :attr:`MALFORMED`."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +89,16 @@ class FaultSpec:
     hang_seconds: float | None = None
     """How long :attr:`Fault.HANG` stalls (default: the server's ``hang_seconds``)."""
     message: str | None = None
-    """Overrides the error message of a status fault."""
+    """Overrides the error message of a status fault. ``{key}`` in it becomes the API key
+    the request presented and ``{key_body}`` that key without its ``sk-`` prefix, as
+    providers that echo a refused key write it."""
+    reply: Any = None
+    """For a reply fault: the answer it damages (anything a policy may return); default
+    the policy's answer to the request."""
+
+
+#: The faults that damage an answer rather than replace it.
+REPLY_FAULTS = frozenset({Fault.LENGTH, Fault.STREAM_CUT, Fault.CORRUPT_CHUNK})
 
 
 @dataclass(frozen=True)
@@ -91,6 +120,10 @@ class FaultProfile:
     """Seed of the generator; ``None`` draws a fresh, unreproducible one."""
     retry_after: float = 1.0
     """Seconds announced by the 429s this profile produces."""
+    # The reply faults come last, so profiles written before them keep their positions.
+    length: float = 0.0
+    stream_cut: float = 0.0
+    corrupt_chunk: float = 0.0
 
     def __post_init__(self) -> None:
         rates = self.rates()
@@ -106,7 +139,18 @@ class FaultProfile:
 
 
 _FAULT_FIELDS = frozenset(
-    {"rate_limit", "server_error", "unavailable", "hang", "drop", "malformed", "empty_choices"}
+    {
+        "rate_limit",
+        "server_error",
+        "unavailable",
+        "hang",
+        "drop",
+        "malformed",
+        "empty_choices",
+        "length",
+        "stream_cut",
+        "corrupt_chunk",
+    }
 )
 
 
@@ -195,13 +239,18 @@ _STATUS_FAULTS: dict[Fault, tuple[int, str, str, str | None]] = {
 
 
 def status_response(
-    spec: FaultSpec, default_retry_after: float = 1.0
+    spec: FaultSpec, default_retry_after: float = 1.0, key: str = ""
 ) -> tuple[int, dict[str, Any], dict[str, str]] | None:
-    """``(status, body, headers)`` for a fault answered with an HTTP error, else None."""
+    """``(status, body, headers)`` for a fault answered with an HTTP error, else None.
+
+    ``key`` is the API key the request presented, for a message that echoes it.
+    """
     entry = _STATUS_FAULTS.get(spec.fault)
     if entry is None:
         return None
     status, message, type_, code = entry
+    if spec.message is not None:
+        message = spec.message.replace("{key}", key).replace("{key_body}", key.removeprefix("sk-"))
     param = "messages" if spec.fault is Fault.CONTEXT_TOO_LONG else None
     headers: dict[str, str] = {}
     if spec.fault is Fault.RATE_LIMIT:
@@ -209,4 +258,4 @@ def status_response(
         # Retry-After takes whole seconds; retry-after-ms keeps the exact value.
         headers["Retry-After"] = str(max(0, round(seconds)))
         headers["retry-after-ms"] = str(max(0, round(seconds * 1000)))
-    return status, error_body(spec.message or message, type_, code, param), headers
+    return status, error_body(message, type_, code, param), headers

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from lcel_agent.testing.faults import Fault, FaultSpec
+from lcel_agent.testing.faults import REPLY_FAULTS, Fault, FaultSpec
 
 __all__ = [
     "Policy",
@@ -124,6 +124,12 @@ class ScriptedPolicy:
 
     def __init__(self, replies: Iterable[ReplyLike]) -> None:
         self._replies = [to_reply(r) for r in replies]
+        for reply in self._replies:
+            if isinstance(reply, FaultSpec) and reply.fault in REPLY_FAULTS and not reply.reply:
+                raise ValueError(
+                    f"a scripted Fault.{reply.fault.name} damages a reply: give it one, "
+                    f"FaultSpec(Fault.{reply.fault.name}, reply=...)"
+                )
         self._next = 0
         self._lock = threading.Lock()
 

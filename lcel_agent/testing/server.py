@@ -16,7 +16,8 @@ and test an agent over real sockets, faults included::
 Served: ``POST /v1/chat/completions`` (plain and ``stream=true`` server-sent events, with
 ``stream_options.include_usage``) and ``GET /v1/models``. ``usage`` holds exact token counts
 (see :func:`prompt_tokens` and :func:`completion_tokens`). The server honours ``stop``, and
-``max_tokens``/``max_completion_tokens`` by cutting the text (``finish_reason="length"``).
+``max_tokens``/``max_completion_tokens`` by cutting the reply, tool-call arguments included
+(``finish_reason="length"``, see :func:`cut_reply`).
 """
 
 from __future__ import annotations
@@ -32,12 +33,19 @@ from lcel_agent.testing._http import (
     _Handler,
     _HTTPServer,
     completion_tokens,
+    cut_reply,
     prompt_tokens,
 )
 from lcel_agent.testing.faults import Fault, FaultProfile, FaultSampler, FaultSpec, Latency
 from lcel_agent.testing.policies import Policy, Reply, ReplyLike, ScriptedPolicy, to_reply
 
-__all__ = ["RecordedRequest", "SimulatedOpenAIServer", "completion_tokens", "prompt_tokens"]
+__all__ = [
+    "RecordedRequest",
+    "SimulatedOpenAIServer",
+    "completion_tokens",
+    "cut_reply",
+    "prompt_tokens",
+]
 
 
 class SimulatedOpenAIServer:
@@ -47,8 +55,9 @@ class SimulatedOpenAIServer:
     :mod:`lcel_agent.testing.policies`) or a list of replies, played by a ``ScriptedPolicy``.
     Use as a context manager, or call :meth:`start` and :meth:`close`.
 
-    Options: ``require_key`` answers 401 unless ``Authorization: Bearer <key>`` matches;
-    ``context_limit`` answers 400 ``context_length_exceeded`` when the prompt has more
+    Options: ``require_key`` answers 401 unless ``Authorization: Bearer <key>`` matches,
+    with ``auth_message`` as its message if given (``{key}`` and ``{key_body}`` in it echo
+    the key presented, with and without its ``sk-`` prefix); ``context_limit`` answers 400 ``context_length_exceeded`` when the prompt has more
     tokens; ``faults`` draws faults at random; ``latency`` delays answers; ``hang_seconds``
     is how long :attr:`Fault.HANG` stalls; ``count`` replaces the exact token counter.
     """
@@ -58,6 +67,7 @@ class SimulatedOpenAIServer:
         policy: Policy | Iterable[ReplyLike],
         *,
         require_key: str | None = None,
+        auth_message: str | None = None,
         context_limit: int | None = None,
         faults: FaultProfile | None = None,
         latency: Latency | None = None,
@@ -67,6 +77,7 @@ class SimulatedOpenAIServer:
     ) -> None:
         self.policy: Policy = policy if callable(policy) else ScriptedPolicy(policy)
         self.require_key = require_key
+        self.auth_message = auth_message
         self.context_limit = context_limit
         self.sampler = FaultSampler(faults) if faults is not None else None
         self.latency = latency or Latency()
@@ -140,10 +151,21 @@ class SimulatedOpenAIServer:
         retry_after: float | None = None,
         hang_seconds: float | None = None,
         message: str | None = None,
+        reply: ReplyLike | None = None,
         times: int = 1,
     ) -> None:
-        """Queue ``fault`` for the next ``times`` chat requests (before any profile draw)."""
-        spec = FaultSpec(fault, retry_after=retry_after, hang_seconds=hang_seconds, message=message)
+        """Queue ``fault`` for the next ``times`` chat requests (before any profile draw).
+
+        The keywords are :class:`FaultSpec`'s; ``reply`` is the answer a reply fault
+        damages (default: the policy's answer to that request).
+        """
+        spec = FaultSpec(
+            fault,
+            retry_after=retry_after,
+            hang_seconds=hang_seconds,
+            message=message,
+            reply=reply,
+        )
         with self._lock:
             self._queue.extend([spec] * times)
 

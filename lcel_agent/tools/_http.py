@@ -8,14 +8,13 @@ status below 500) or an ``ERROR:`` string with every secret redacted::
     if isinstance(answer, str):
         return answer              # "ERROR: ..."
 
-Importing this module also installs a logging filter on urllib3's loggers:
-urllib3 logs every request line at DEBUG *with its query string*, which is
-where Amap's key travels.
+Importing this module also installs a logging filter on the HTTP clients'
+loggers (see :mod:`lcel_agent._logging`): urllib3 logs every request line at
+DEBUG *with its query string*, which is where Amap's key travels.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Mapping
@@ -33,6 +32,7 @@ from tenacity import (
 )
 from tenacity.stop import stop_base
 
+from lcel_agent._logging import install_client_log_redaction
 from lcel_agent._redact import redact
 from lcel_agent.tools._args import SingleArgTool
 from lcel_agent.tools._output import TransientError
@@ -55,13 +55,6 @@ BROWSER_USER_AGENT = (
 )
 """Sent to web pages (Baidu), which serve a verification page to unknown clients."""
 
-_URLLIB3_LOGGERS = (
-    "urllib3.connectionpool",
-    "urllib3.poolmanager",
-    "urllib3.connection",
-    "urllib3.response",
-    "urllib3.util.retry",
-)
 _MAX_REASON_CHARS = 300
 
 _local = threading.local()
@@ -76,29 +69,9 @@ def session() -> requests.Session:
     return current
 
 
-class _RedactingFilter(logging.Filter):
-    """Rewrites a record's message with secrets masked; never drops a record."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            message = record.getMessage()
-        except Exception:  # a malformed record is the logging module's business
-            return True
-        cleaned = redact(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        return True
-
-
-_FILTER = _RedactingFilter()
-
-
 def install_log_redaction() -> None:
-    """Mask secrets in urllib3's log records (idempotent; done on import)."""
-    for name in _URLLIB3_LOGGERS:
-        logger = logging.getLogger(name)
-        if _FILTER not in logger.filters:
-            logger.addFilter(_FILTER)
+    """Mask secrets in the HTTP clients' log records (idempotent; done on import)."""
+    install_client_log_redaction()
 
 
 install_log_redaction()

@@ -72,9 +72,3 @@ def test_wrapped_models_are_accepted(llm, weather):
     create_agent(llm.with_retry(stop_after_attempt=2), [weather])
     create_agent(llm.with_fallbacks([ScriptedChatModel([])]), [weather])
     create_agent(llm.bind(stop=["x"]), [weather])
-
-
-def test_a_session_id_without_a_store_is_a_clear_error(llm, weather):
-    agent = create_agent(llm, [weather])
-    with pytest.raises(ConfigurationError, match="no session store"):
-        agent.invoke("q", {"configurable": {"session_id": "s1"}})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 from lcel_agent import ErrorClass, StopReason, create_agent
@@ -46,17 +47,18 @@ def test_fatal_error_stops_at_once(run, weather):
     assert "abcdefghijklmnop" not in result.error.message
 
 
-def test_context_too_long_trims_harder_and_tries_once(run, weather, act):
+def test_context_too_long_with_nothing_to_trim_stops_at_once(run, weather):
     seen = []
 
     def model(messages, tools):
         seen.append(len(messages))
-        if len(seen) == 1:
-            return APIStatusFault(400, "This model's maximum context length is 128 tokens")
-        return act("final", "short")
+        return APIStatusFault(400, "This model's maximum context length is 128 tokens")
 
     result = run(create_agent(FunctionChatModel(model), [weather], **FAST))
-    assert result.stop_reason is StopReason.FINAL and len(seen) == 2 and result.loops == 1
+    # The window holds only the system prompt and the task: an identical retry would be wasted.
+    assert result.stop_reason is StopReason.LLM_ERROR and len(seen) == 1 and result.loops == 1
+    assert result.error.error_class is ErrorClass.LLM_FATAL
+    assert "cannot be made smaller" in result.error.message
 
 
 def test_a_hung_model_times_out_and_is_retried(run, weather, act):
@@ -78,6 +80,13 @@ def test_classification_table():
     assert classify_model_error(TimeoutError()).transient
     assert classify_model_error(ConnectionResetError()).transient
     assert not classify_model_error(ValueError("bad")).transient
+    # A response the client could not decode is a glitch on the wire, like a dropped connection,
+    # even when the client hangs the 200 it came with on the exception.
+    broken = json.JSONDecodeError("Expecting ',' delimiter", '{"id": "x", "ch', 14)
+    assert classify_model_error(broken).transient
+    broken.response = type("Response", (), {"status_code": 200, "headers": {}})()  # type: ignore[attr-defined]
+    assert classify_model_error(broken).transient
+    assert classify_model_error(UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad")).transient
     for status, transient in (
         (408, True),
         (409, True),

@@ -378,3 +378,13 @@ def test_a_failed_call_beside_a_successful_one_is_shown_until_put_right(run, wea
     # Once put right, the error is gone and both facts stay, as digest lines.
     assert "get_wether" not in str([m.content for m in third])
     assert "北京市天气" in third[1].content and "上海市天气" in third[1].content
+
+
+def test_the_nudge_says_why_a_repeat_was_refused(run, weather, act, calls):
+    llm = ScriptedChatModel([act("get_weather", "北京")] * 3)
+    result = run(create_agent(llm, [weather], max_errors=5))
+    nudges = [s.observations[0].output for s in result.steps[1:]]
+    # The call succeeded: every nudge says its result is already there, never "it failed".
+    assert all("its result is already in the conversation" in n for n in nudges), nudges
+    assert not any("already failed" in n for n in nudges)
+    assert result.stop_reason is StopReason.DRIFT and calls.items == [("get_weather", "北京")]

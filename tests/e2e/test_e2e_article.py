@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import openai
 import pytest
 from langchain_openai import ChatOpenAI
 
@@ -50,6 +51,10 @@ def chat(server: SimulatedOpenAIServer, **options: Any) -> ChatOpenAI:
         api_key=KEY,
         temperature=0.2,
         max_tokens=1024,
+        # Clients of its own, closed below: langchain-openai 1.x shares a cached one per
+        # base URL, which closing would break for a later test whose server reuses the port.
+        http_client=openai.DefaultHttpxClient(),
+        http_async_client=openai.DefaultAsyncHttpxClient(),
         **options,
     )
     _OPEN.append(llm)

@@ -11,7 +11,6 @@ exceptions, and every request body the model server received.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Iterator
@@ -20,8 +19,7 @@ from uuid import UUID
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_openai import ChatOpenAI
-from rel_support import act
+from rel_support import act, chat_model, run_over_http
 
 from lcel_agent import AgentResult, StopReason, create_agent
 from lcel_agent.testing.server import SimulatedOpenAIServer
@@ -98,25 +96,6 @@ def _script() -> list[str]:
     ]
 
 
-def _run(mode: str, agent: Any, llm: ChatOpenAI, recorder: Recorder) -> AgentResult:
-    """Run once, then close the model's clients (on the loop that used the async one)."""
-    config: dict[str, Any] = {"callbacks": [recorder]}
-
-    async def arun() -> AgentResult:
-        try:
-            result: AgentResult = await agent.ainvoke("查询天气", config)
-            return result
-        finally:
-            await llm.root_async_client.close()
-
-    try:
-        if mode == "sync":
-            return agent.invoke("查询天气", config)  # type: ignore[no-any-return]
-        return asyncio.run(arun())
-    finally:
-        llm.root_client.close()
-
-
 def _check_everywhere(
     result: AgentResult, recorder: Recorder, caplog: pytest.LogCaptureFixture, srv: Any
 ) -> None:
@@ -138,11 +117,11 @@ def test_keys_never_leak_through_tool_failures(
     for name in ("urllib3", "openai", "httpx", "httpcore", "lcel_agent"):
         caplog.set_level(logging.DEBUG, logger=name)
     with SimulatedOpenAIServer(_script(), require_key=OPENAI_KEY) as srv:
-        llm = ChatOpenAI(base_url=srv.base_url, model="gpt-4o-mini", timeout=5, max_retries=0)
+        llm = chat_model(srv.base_url, None, timeout=5)
         agent = create_agent(llm, [get_weather], max_errors=5, llm_backoff=(0.0, 0.0))
         recorder = Recorder()
         _queue_amap_faults(keys)
-        result = _run(mode, agent, llm, recorder)
+        result = run_over_http(mode, agent, llm, "查询天气", {"callbacks": [recorder]})
     assert result.stop_reason is StopReason.FINAL, result.error
     failures = [o for s in result.steps for o in s.observations if not o.ok]
     assert failures  # the faults reached the model as failed observations
@@ -164,9 +143,11 @@ def test_a_refused_model_key_does_not_leak(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     with SimulatedOpenAIServer(_script(), require_key="sk-some-other-key-000000") as srv:
-        llm = ChatOpenAI(base_url=srv.base_url, model="gpt-4o-mini", timeout=5, max_retries=0)
+        llm = chat_model(srv.base_url, None, timeout=5)
         recorder = Recorder()
-        result = _run(mode, create_agent(llm, [get_weather]), llm, recorder)
+        result = run_over_http(
+            mode, create_agent(llm, [get_weather]), llm, "查询天气", {"callbacks": [recorder]}
+        )
     assert result.stop_reason is StopReason.LLM_ERROR
     assert result.error is not None and result.error.stage == "call_llm"
     _check_everywhere(result, recorder, caplog, srv)

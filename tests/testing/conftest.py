@@ -46,8 +46,8 @@ async def aoai():
 def chat():
     """``chat(srv, **options)`` -> a ``ChatOpenAI`` on the server (no retries, 5 s timeout).
 
-    Its OpenAI clients are closed after the test: langchain-openai 0.2 makes new ones per
-    model and never closes them, which ``filterwarnings=error`` reports as a leak.
+    Its OpenAI clients (its own) are closed after the test: langchain-openai 0.2 makes new
+    ones per model and never closes them, which ``filterwarnings=error`` reports as a leak.
     """
     from langchain_openai import ChatOpenAI
 
@@ -55,6 +55,10 @@ def chat():
 
     def make(srv, **options) -> ChatOpenAI:
         options = {"max_retries": 0, "timeout": 5, "model": "gpt-4o-mini", **options}
+        # Clients of its own: langchain-openai 1.x shares a cached one per base URL and
+        # timeout, which closing would break for a later test whose server reuses the port.
+        options.setdefault("http_client", openai.DefaultHttpxClient())
+        options.setdefault("http_async_client", openai.DefaultAsyncHttpxClient())
         made.append(ChatOpenAI(base_url=srv.base_url, api_key="sk-test", **options))
         return made[-1]
 

@@ -1,0 +1,52 @@
+"""The model as the loop calls it: the openai client's own retries off, its HTTP timeout set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import Runnable, RunnableBinding
+
+__all__ = ["without_client_retries"]
+
+
+def without_client_retries(llm: Runnable[Any, Any], timeout: float | None) -> Runnable[Any, Any]:
+    """Return ``llm`` with the openai client's own retries off and its HTTP timeout set.
+
+    ``ChatOpenAI`` retries twice by itself and sets no HTTP timeout; stacked under
+    the loop's retries that is up to nine HTTP attempts per loop, and a hung
+    provider hangs the agent. The copy shares nothing mutable with ``llm``.
+    Other models, and wrappers other than ``bind``/``bind_tools``, are returned
+    as they are.
+    """
+    if isinstance(llm, RunnableBinding):
+        inner = without_client_retries(llm.bound, timeout)
+        if inner is llm.bound:
+            return llm
+        return llm.__class__(
+            bound=inner,
+            kwargs=llm.kwargs,
+            config=llm.config,
+            config_factories=llm.config_factories,
+            custom_input_type=llm.custom_input_type,
+            custom_output_type=llm.custom_output_type,
+        )
+    root = getattr(llm, "root_client", None)
+    root_async = getattr(llm, "root_async_client", None)
+    if root is None or root_async is None or not isinstance(llm, BaseChatModel):
+        return llm
+    options: dict[str, Any] = {"max_retries": 0}
+    if timeout is not None:
+        options["timeout"] = timeout
+    copy = llm.model_copy()
+    fields: dict[str, Any] = {
+        "root_client": root.with_options(**options),
+        "root_async_client": root_async.with_options(**options),
+    }
+    fields["client"] = fields["root_client"].chat.completions
+    fields["async_client"] = fields["root_async_client"].chat.completions
+    for name, value in fields.items():
+        object.__setattr__(copy, name, value)
+    if hasattr(copy, "max_retries"):
+        object.__setattr__(copy, "max_retries", 0)
+    return copy
