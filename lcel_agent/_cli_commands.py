@@ -295,6 +295,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def dispatch(args: argparse.Namespace) -> int:
     """Run the checked command; return the exit status."""
+    if args.command == "batch":  # the batch room runs its own command, errors included
+        from .batch._cli import run as run_batch_command
+
+        return run_batch_command(args)
     commands = {"run": _cmd_run, "demo": _cmd_demo, "report": _cmd_report}
     try:
         return commands[args.command](args)

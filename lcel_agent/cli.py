@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from ._redact import redact
+from .batch import _cli as batch_cli
 
 __all__ = ["EXIT_CODES", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "build_parser", "main"]
 
@@ -162,7 +163,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``lcel-agent`` (``run``, ``demo``, ``report``)."""
+    """The argument parser of ``lcel-agent`` (``run``, ``demo``, ``report``, ``batch``)."""
     parser = argparse.ArgumentParser(
         prog="lcel-agent",
         description="Run an LCEL agent with the weather and search tools, and watch every loop.",
@@ -211,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where to write the HTML (default: RESULTS with .html)")  # fmt: skip
     # More subcommands (e.g. `batch`) register here with _new_parser(commands, ...) and
     # get a branch in _cli_commands.dispatch; keep their imports inside the command.
+    batch_cli.add_parser(commands)  # `batch`: the batch room's own parser (argparse only)
     return parser
 
 

@@ -1,0 +1,168 @@
+"""``lcel-agent batch``: the real command in a subprocess, against the simulated server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from batch_support import KEY, ids_of, read_lines, task, wait_for_lines
+
+from lcel_agent.testing.server import SimulatedOpenAIServer
+from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer
+
+HERE = Path(__file__).resolve().parent
+_SCRUBBED = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AMAP_KEY", "AMAP_BASE_URL", "BAIDU_BASE_URL")
+
+
+@pytest.fixture
+def env(server: SimulatedOpenAIServer) -> Iterator[dict[str, str]]:
+    """The command's environment: the default agent pointed at the simulated model and the
+    fake Amap and Baidu services."""
+    with FakeAmapServer() as amap, FakeBaiduServer() as baidu:
+        base = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+        yield base | {
+            "OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": server.base_url,
+            "AMAP_KEY": amap.key, "AMAP_BASE_URL": amap.base_url, "BAIDU_BASE_URL": baidu.base_url,
+            "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+            "PYTHONIOENCODING": "utf-8", "COLUMNS": "200",
+        }  # fmt: skip
+
+
+def write_tasks(path: Path, n: int) -> Path:
+    path.write_text(
+        "\n".join(
+            json.dumps({"id": f"t{i}", "input": task(i)}, ensure_ascii=False) for i in range(n)
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def batch(*args: str, env: dict[str, str], **options: object) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "lcel_agent.cli", "batch", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options,
+    )  # fmt: skip
+
+
+def test_the_command_runs_every_task_and_prints_the_summary(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 6), tmp_path / "results.jsonl"
+    run = batch(str(tasks), "--out", str(out), "--max-in-flight", "3", env=env)
+    stdout, stderr = run.communicate(timeout=120)
+    assert run.returncode == 0, stderr
+    assert sorted(ids_of(out)) == [f"t{i}" for i in range(6)]
+    assert all(line["result"]["stop_reason"] == "final" for line in read_lines(out))
+    assert "batch done" in stdout and "final" in stdout and "6 run now" in stdout
+    assert "batch: 6/6 done" in stderr  # the progress line (stderr is not a terminal)
+    assert KEY not in stdout + stderr + out.read_text(encoding="utf-8")
+
+    again = batch(str(tasks), "--out", str(out), "--json", "--no-progress", env=env)
+    stdout, stderr = again.communicate(timeout=120)
+    assert again.returncode == 0 and stderr == ""
+    assert json.loads(stdout) | {"elapsed_s": 0, "startup_s": 0, "runs_per_s": 0} == {
+        "out": str(out), "total": 6, "done": 0, "skipped": 6, "completed": True,
+        "stop_reasons": {}, "usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0},
+        "elapsed_s": 0, "startup_s": 0, "runs_per_s": 0, "p50_s": None, "p95_s": None,
+        "reruns": 0, "repaired": 0,
+    }  # fmt: skip
+
+
+def test_ctrl_c_exits_130_with_the_finished_runs_written_and_the_same_command_resumes(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 20), tmp_path / "results.jsonl"
+    args = (str(tasks), "--out", str(out), "--max-in-flight", "2", "--no-progress")
+    run = batch(*args, env=env)
+    wait_for_lines(out, 3, lambda: run.poll() is None)
+    run.send_signal(signal.SIGINT)
+    stdout, stderr = run.communicate(timeout=60)
+    assert run.returncode == 130
+    assert "INTERRUPTED" in stdout and "run the same command again to resume" in stderr
+    first = ids_of(out)  # every line whole: the file parses
+    assert 3 <= len(first) < 20 and len(set(first)) == len(first)
+
+    resumed = batch(*args, "--json", env=env)
+    stdout, _ = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0
+    summary = json.loads(stdout)
+    assert (summary["skipped"], summary["done"]) == (len(first), 20 - len(first))
+    assert sorted(ids_of(out)) == sorted(f"t{i}" for i in range(20))
+
+
+def test_usage_errors_exit_2_with_the_reason(env: dict[str, str], tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('"查询北京天气"\n{"id": 1}\n', encoding="utf-8")
+    run = batch(str(tasks), "--out", str(tmp_path / "r.jsonl"), env=env)
+    _, stderr = run.communicate(timeout=60)
+    assert run.returncode == 2 and "tasks.jsonl line 2: a dict input needs an 'input' key" in stderr
+    assert not (tmp_path / "r.jsonl").exists()  # nothing ran, nothing was created
+
+    write_tasks(tasks, 1)
+    keyless = {k: v for k, v in env.items() if k != "OPENAI_API_KEY"}
+    run = batch(str(tasks), "--out", str(tmp_path / "r.jsonl"), env=keyless)
+    _, stderr = run.communicate(timeout=60)
+    assert run.returncode == 2 and "OPENAI_API_KEY is not set" in stderr
+
+
+def test_lcel_agent_help_imports_neither_langchain_nor_ray_nor_rich() -> None:
+    probe = """
+import json, sys
+import lcel_agent
+room = sorted(m for m in sys.modules if m.startswith("lcel_agent.batch") or m == "ray")
+from lcel_agent.cli import build_parser
+build_parser().parse_args(["batch", "--help"])
+"""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", probe],
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 0 and "--max-in-flight" in done.stdout
+    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    heavy = ("langchain", "ray", "rich", "openai", "lcel_agent.batch._runner")
+    assert [m for m in loaded if m.split(".")[0] in heavy or m in heavy] == []
+
+
+def test_import_lcel_agent_loads_neither_ray_nor_the_batch_room() -> None:
+    probe = "import json, sys, lcel_agent; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=True)  # fmt: skip
+    loaded = json.loads(done.stdout)
+    assert [m for m in loaded if m == "ray" or m.startswith(("ray.", "lcel_agent.batch"))] == []
+
+
+def _processes_under(folder: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and folder in (entry / "cmdline").read_text(errors="ignore"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.ray
+def test_executor_ray_starts_a_local_ray_for_the_job_and_stops_it(
+    env: dict[str, str], ray_env: dict[str, str], server: SimulatedOpenAIServer, tmp_path: Path
+) -> None:
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 6), tmp_path / "results.jsonl"
+    ray_tmp = tmp_path.parent / f"r{os.getpid()}"  # its own Ray folder: its processes are findable
+    ray_tmp.mkdir(exist_ok=True)
+    job_env = env | ray_env | {"RAY_TMPDIR": str(ray_tmp), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+                               "BATCH_TEST_BASE_URL": server.base_url}  # fmt: skip
+    run = batch(str(tasks), "--out", str(out), "--executor", "ray", "--workers", "2",
+                "--agent", "batch_support:env_agent", "--no-progress", env=job_env)  # fmt: skip
+    stdout, stderr = run.communicate(timeout=180)
+    assert run.returncode == 0, stderr
+    assert sorted(ids_of(out)) == [f"t{i}" for i in range(6)] and "final" in stdout
+    deadline = time.monotonic() + 20
+    while _processes_under(str(ray_tmp)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_under(str(ray_tmp)) == []  # the Ray it started is gone with it
