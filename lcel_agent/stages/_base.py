@@ -3,7 +3,8 @@
 A stage is a ``Runnable`` that takes an :class:`~lcel_agent.state.AgentState` and
 returns the next one. Routing through ``_call_with_config`` makes every call a
 named child run, so callbacks, ``astream_events`` and LangSmith show each stage
-on each loop. Stages that also make sense outside the loop (the JSON cleaner,
+on each loop. When nobody listens, the loop calls ``run``/``arun`` directly
+(see :func:`runs_directly`): put the stage's work there, not in ``invoke``. Stages that also make sense outside the loop (the JSON cleaner,
 the dispatcher, the trimmer) accept a plain value too: see ``run_standalone``.
 
 To write your own stage, a ``RunnableLambda(fn, name="clean_json")`` over a
