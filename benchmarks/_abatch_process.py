@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from typing import Any
+from unittest import mock
 
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
@@ -60,16 +61,8 @@ def services_elsewhere(latency: float) -> Iterator[str]:
         if not here.poll(60):
             raise RuntimeError("the server process did not start within 60 s")
         urls: dict[str, str] = here.recv()
-        saved = {name: os.environ.get(name) for name in urls if name != "llm"}
-        os.environ.update({k: v for k, v in urls.items() if k != "llm"})
-        try:
+        with mock.patch.dict(os.environ, {k: v for k, v in urls.items() if k != "llm"}):
             yield urls["llm"]
-        finally:
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
     finally:
         here.send("stop")
         process.join(10)
