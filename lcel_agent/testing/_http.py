@@ -170,6 +170,9 @@ class Simulation(Protocol):
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    # A batch opens dozens of connections at once; past the stdlib's backlog of 5 the
+    # kernel drops the handshakes, and each client waits a second or more to resend.
+    request_queue_size = 128
     # Do not join handler threads on close: a HANG may be sleeping in one.
     block_on_close = False
     sim: Simulation
