@@ -14,7 +14,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -129,25 +129,38 @@ async def abare_loop(model: ScriptedModel) -> None:
             messages.append(ToolMessage(result, tool_call_id=call["id"]))
 
 
-def _langgraph_async(model: ScriptedModel) -> Callable[[], Awaitable[Any]]:
-    """LangGraph's ``create_react_agent`` through ``ainvoke`` (the sync one is in _frameworks)."""
+def _langgraph_graph(model: ScriptedModel) -> Any:
+    """LangGraph's ``create_react_agent`` on ``model`` and ``echo``."""
     try:
         import warnings
 
         with warnings.catch_warnings():  # deprecated in favour of langchain.agents.create_agent
             warnings.simplefilter("ignore")
             from langgraph.prebuilt import create_react_agent
+
+            return create_react_agent(model, [echo])
     except ImportError:
         raise Unavailable("langgraph is not installed") from None
-    graph = create_react_agent(model, [echo])
+
+
+def _langgraph_rows() -> list[Case]:
+    """LangGraph through ``ainvoke``, and both ways with the handler (plain invoke is in _frameworks)."""
+    graph = _langgraph_graph(ScriptedModel())
+    task = {"messages": [("user", "echo x")]}
     config: Any = {"recursion_limit": 2 * LOOPS + 1}
-    return lambda: graph.ainvoke({"messages": [("user", "echo x")]}, config)
+    traced: Any = {**config, "callbacks": [Quiet()]}
+    return [
+        Case(ALANGGRAPH, lambda: graph.ainvoke(task, config), is_async=True, floor=AFLOOR),
+        Case(f"{LANGGRAPH}, {HANDLER}", lambda: graph.invoke(task, traced)),
+        Case(f"{ALANGGRAPH}, {HANDLER}", lambda: graph.ainvoke(task, traced), is_async=True, floor=AFLOOR),
+    ]  # fmt: skip
 
 
 FLOOR = "bare Python loop (floor)"
 AFLOOR = "bare Python loop, async (floor of the ainvoke rows)"
 LANGGRAPH = "langgraph create_react_agent, invoke"
 ALANGGRAPH = "langgraph create_react_agent, ainvoke"
+HANDLER = "a callback handler attached"
 
 
 @dataclass
@@ -180,16 +193,16 @@ def _cases() -> tuple[list[Case], list[dict[str, Any]]]:
             peer=ALANGGRAPH,
         ),
         Case(
-            "lcel_agent json, invoke, a callback handler attached",
+            f"lcel_agent json, invoke, {HANDLER}",
             lambda: agent.invoke("echo x", traced),
-            peer=LANGGRAPH,
+            peer=f"{LANGGRAPH}, {HANDLER}",
         ),
         Case(
-            "lcel_agent json, ainvoke, a callback handler attached",
+            f"lcel_agent json, ainvoke, {HANDLER}",
             lambda: agent.ainvoke("echo x", traced),
             is_async=True,
             floor=AFLOOR,
-            peer=ALANGGRAPH,
+            peer=f"{ALANGGRAPH}, {HANDLER}",
         ),
         Case("lcel_agent native, invoke", partial(lcel("tool_calling")(ScriptedModel(), [echo]), "echo x"), peer=LANGGRAPH),
     ]  # fmt: skip
@@ -203,9 +216,7 @@ def _cases() -> tuple[list[Case], list[dict[str, Any]]]:
         except Unavailable as exc:
             missing.append({"framework": label, "unavailable": str(exc)})
     try:
-        cases.append(
-            Case(ALANGGRAPH, _langgraph_async(ScriptedModel()), is_async=True, floor=AFLOOR)
-        )
+        cases += _langgraph_rows()
     except Unavailable as exc:
         missing.append({"framework": ALANGGRAPH, "unavailable": str(exc)})
     return cases, missing
