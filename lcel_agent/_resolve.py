@@ -12,13 +12,13 @@
 from __future__ import annotations
 
 import inspect
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.runnables import Runnable, RunnableBinding
 from langchain_core.tools import BaseTool, tool
 
+from ._lazy import is_completion_model
 from ._models import chat_model_from_string
 from .errors import ConfigurationError
 from .state import FINAL_ACTION
@@ -32,23 +32,12 @@ def _innermost(llm: Any) -> Any:
     return llm
 
 
-def _completion_only(model: Any) -> bool:
-    """Whether ``model`` is a completion-only ``BaseLLM``.
-
-    Such a model's class comes from ``langchain_core.language_models.llms``, so
-    when that module is not loaded there is none; not importing it saves every
-    agent the YAML parser it pulls in.
-    """
-    llms = sys.modules.get("langchain_core.language_models.llms")
-    return llms is not None and isinstance(model, llms.BaseLLM)
-
-
 def resolve_llm(llm: Any) -> Any:
     """The chat model to run (see the module docstring); TypeError when there is none."""
     if isinstance(llm, str):
         llm = chat_model_from_string(llm)
     inner = _innermost(llm)
-    if _completion_only(inner):
+    if is_completion_model(inner):
         raise TypeError(
             f"llm must be a chat model; {type(inner).__name__} is a completion-only LLM "
             "(use its chat counterpart, e.g. ChatOpenAI instead of OpenAI)"
