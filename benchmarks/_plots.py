@@ -20,12 +20,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Sections of the results that are task tables (one row per framework), in display order.
-KNOWN_SECTIONS = ("task", "long_task", "task_noise_b", "stress_task")
+KNOWN_SECTIONS = ("task", "task_noise_b", "long_task", "long_task_noise_b", "stress_task")
 TITLES = {
-    "task": "the article's task",
-    "long_task": "the long task (8 cities, then a search)",
-    "task_noise_b": "the article's task, noisier model",
-    "stress_task": "the stress task",
+    "task": "the article's task, profile A",
+    "task_noise_b": "the article's task, profile B",
+    "long_task": "eight cities then a search, profile A",
+    "long_task_noise_b": "eight cities then a search, profile B",
+    "stress_task": "the stress task (22 cities, 3 searches)",
 }
 
 
