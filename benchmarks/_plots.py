@@ -24,9 +24,9 @@ KNOWN_SECTIONS = ("task", "task_noise_b", "long_task", "long_task_noise_b", "str
 TITLES = {
     "task": "the article's task, profile A",
     "task_noise_b": "the article's task, profile B",
-    "long_task": "eight cities then a search, profile A",
-    "long_task_noise_b": "eight cities then a search, profile B",
-    "stress_task": "the stress task (22 cities, 3 searches)",
+    "long_task": "eight cities + search, profile A",
+    "long_task_noise_b": "eight cities + search, profile B",
+    "stress_task": "stress: 22 cities + 3 searches",
 }
 
 
@@ -102,7 +102,7 @@ def _per_call(results: dict[str, Any], out: Path) -> list[Path]:
         rows = [r for r in _rows(results, section) if r.get("per_call_prompt_tokens")]
         if not rows:
             continue
-        fig, ax = plt.subplots(figsize=(7.5, 3.8))
+        fig, ax = plt.subplots(figsize=(7.5, 5.2))
         for row in rows:
             series = row["per_call_prompt_tokens"]
             ours = row["framework"].startswith("lcel_agent")
@@ -114,7 +114,9 @@ def _per_call(results: dict[str, Any], out: Path) -> list[Path]:
         ax.set_title(f"Prompt tokens per call: {TITLES.get(section, section)}", loc="left")
         ax.set_xlabel("model call")
         ax.set_ylabel("mean prompt tokens")
-        ax.legend(fontsize=7, ncol=2)
+        # Below the axes: inside, the legend hides the curves it names.
+        ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
+        fig.subplots_adjust(bottom=0.33)
         paths.append(_save(fig, out / f"per_call_prompt_tokens_{section}.svg"))
     return paths
 
