@@ -20,12 +20,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Sections of the results that are task tables (one row per framework), in display order.
-KNOWN_SECTIONS = ("task", "long_task", "task_noise_b", "stress_task")
+KNOWN_SECTIONS = ("task", "task_noise_b", "long_task", "long_task_noise_b", "stress_task")
 TITLES = {
-    "task": "the article's task",
-    "long_task": "the long task (8 cities, then a search)",
-    "task_noise_b": "the article's task, noisier model",
-    "stress_task": "the stress task",
+    "task": "the article's task, profile A",
+    "task_noise_b": "the article's task, profile B",
+    "long_task": "eight cities + search, profile A",
+    "long_task_noise_b": "eight cities + search, profile B",
+    "stress_task": "stress: 22 cities + 3 searches",
 }
 
 
@@ -101,7 +102,7 @@ def _per_call(results: dict[str, Any], out: Path) -> list[Path]:
         rows = [r for r in _rows(results, section) if r.get("per_call_prompt_tokens")]
         if not rows:
             continue
-        fig, ax = plt.subplots(figsize=(7.5, 3.8))
+        fig, ax = plt.subplots(figsize=(7.5, 5.2))
         for row in rows:
             series = row["per_call_prompt_tokens"]
             ours = row["framework"].startswith("lcel_agent")
@@ -113,7 +114,9 @@ def _per_call(results: dict[str, Any], out: Path) -> list[Path]:
         ax.set_title(f"Prompt tokens per call: {TITLES.get(section, section)}", loc="left")
         ax.set_xlabel("model call")
         ax.set_ylabel("mean prompt tokens")
-        ax.legend(fontsize=7, ncol=2)
+        # Below the axes: inside, the legend hides the curves it names.
+        ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
+        fig.subplots_adjust(bottom=0.33)
         paths.append(_save(fig, out / f"per_call_prompt_tokens_{section}.svg"))
     return paths
 

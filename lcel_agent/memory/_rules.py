@@ -1,0 +1,279 @@
+"""The window's rules: where a message goes, which turns leave, how the rest is fitted.
+
+:class:`WindowRules` is the private half of
+:class:`~lcel_agent.memory.window.SlidingWindowMemory`: the window's public methods
+change its state through these, and every rule of the window's docstring lives here
+(pinning, turns, resolving failures, compaction, trimming, shrinking the newest turn).
+It is a mixin with no public API; use :class:`~lcel_agent.memory.SlidingWindowMemory`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections import deque
+from collections.abc import Generator, Sequence
+from dataclasses import replace
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from lcel_agent.errors import ConfigurationError
+
+from .compaction import Compactor, Digest, Fact, Turn
+from .counters import TokenCounter, count_message
+from .shrink import shrink_message
+
+logger = logging.getLogger("lcel_agent.memory")
+
+# The digest is rendered a few tokens differently inside the question than alone.
+_DIGEST_SLACK = 3
+
+
+class _Entry:
+    """A turn as the window stores it: its messages with their costs, its facts."""
+
+    __slots__ = ("costs", "facts", "failed", "messages", "tokens")
+
+    def __init__(self, facts: tuple[Fact, ...] = (), failed: bool = False) -> None:
+        self.messages: list[BaseMessage] = []
+        self.costs: list[int] = []
+        self.tokens = 0
+        self.facts = facts
+        self.failed = failed
+
+    def append(self, message: BaseMessage, cost: int) -> None:
+        self.messages.append(message)
+        self.costs.append(cost)
+        self.tokens += cost
+
+    def replace(self, index: int, message: BaseMessage, cost: int) -> None:
+        self.tokens += cost - self.costs[index]
+        self.messages[index] = message
+        self.costs[index] = cost
+
+    def copy(self) -> _Entry:
+        twin = _Entry(self.facts, self.failed)
+        twin.messages, twin.costs, twin.tokens = list(self.messages), list(self.costs), self.tokens
+        return twin
+
+    def view(self) -> Turn:
+        return Turn(tuple(self.messages), self.facts, self.failed)
+
+
+class WindowRules:
+    """The rules of the window (see :mod:`lcel_agent.memory.window`); state is set by its ``__init__``."""
+
+    max_tokens: int
+    counter: TokenCounter
+    compactor: Compactor | None
+    _system: BaseMessage | None
+    _system_cost: int
+    _question: BaseMessage | None
+    _question_cost: int
+    _digest: Digest
+    _digest_cost: int
+    _shown: BaseMessage | None
+    _turns: deque[_Entry]
+    _history: int
+    _leaving: list[_Entry]
+    _total: int
+    _evicted: int
+    _truncated: int
+    _compacted: int
+
+    def _set_question(self, message: BaseMessage | None) -> int:
+        """Pin ``message`` as the question; return its cost (the caller adjusts ``_total``)."""
+        self._question = message
+        self._question_cost = count_message(message, self.counter) if message is not None else 0
+        if (
+            message is not None
+            and (self._system_cost + self._question_cost) * 4 > self.max_tokens * 3
+        ):
+            logger.warning(
+                "the system prompt and the question take %d of the window's %d tokens: "
+                "tool results will have little room (raise max_tokens or shorten the question)",
+                (self._system_cost + self._question_cost),
+                self.max_tokens,
+            )
+        self._total -= self._digest_cost
+        self._refresh_shown()
+        self._total += self._digest_cost
+        return self._question_cost
+
+    def _set_digest(self, digest: Digest) -> None:
+        self._total -= self._digest_cost
+        self._digest = digest
+        self._refresh_shown()
+        self._total += self._digest_cost
+
+    def _refresh_shown(self) -> None:
+        """Render the question with the digest, and price the digest's share."""
+        block, question = self._digest.block, self._question
+        if not block:
+            self._shown, self._digest_cost = question, 0
+            return
+        if question is None:
+            self._shown = HumanMessage(content=block)
+            self._digest_cost = count_message(self._shown, self.counter)
+            return
+        content = question.content
+        if isinstance(content, str):
+            shown = f"{content}\n\n{block}"
+            self._shown = question.model_copy(update={"content": shown})
+        else:
+            parts = [*content, {"type": "text", "text": block}]
+            self._shown = question.model_copy(update={"content": parts})
+        self._digest_cost = count_message(self._shown, self.counter) - self._question_cost
+
+    def _place(self, message: BaseMessage) -> None:
+        if isinstance(message, SystemMessage):
+            cost = count_message(message, self.counter)
+            self._total += cost - self._system_cost
+            self._system, self._system_cost = message, cost
+        elif isinstance(message, HumanMessage) and self._question is None:
+            cost = self._set_question(message)  # (it adjusts _total for the digest itself)
+            self._total += cost
+        elif isinstance(message, AIMessage):
+            self._turns.append(_Entry())
+            self._join(message)
+        else:
+            self._join(message)
+
+    def _join(self, message: BaseMessage) -> None:
+        if len(self._turns) == self._history:  # no turn since the question: start one
+            self._turns.append(_Entry())
+        cost = count_message(message, self.counter)
+        self._turns[-1].append(message, cost)
+        self._total += cost
+
+    def _push_turn(
+        self,
+        messages: Sequence[BaseMessage],
+        facts: Sequence[Fact],
+        failed: bool,
+        *,
+        resolve: bool = True,
+    ) -> None:
+        if not messages:
+            raise ConfigurationError("add_turn needs at least one message")
+        if any(isinstance(m, SystemMessage) for m in messages):
+            raise ConfigurationError("a turn cannot hold a SystemMessage; use add_system")
+        if resolve and not failed:
+            self._resolve()
+        turn = _Entry(tuple(facts), failed)
+        for message in messages:
+            turn.append(message, count_message(message, self.counter))
+        self._turns.append(turn)
+        self._total += turn.tokens
+
+    def _resolve(self) -> None:
+        """Failed turns of this question leave: a success makes them worthless."""
+        kept: deque[_Entry] = deque()
+        for index, turn in enumerate(self._turns):
+            if index >= self._history and turn.failed:
+                self._leaving.append(turn)
+                self._total -= turn.tokens
+                self._evicted += len(turn.messages)
+            else:
+                kept.append(turn)
+        self._turns = kept
+
+    def _take(self, turn: _Entry) -> _Entry:
+        """Remove ``turn`` from the window (its tokens and messages leave with it)."""
+        index = self._turns.index(turn)
+        del self._turns[index]
+        if index < self._history:
+            self._history -= 1
+        self._total -= turn.tokens
+        self._evicted += len(turn.messages)
+        return turn
+
+    def _pop_oldest(self) -> _Entry:
+        return self._take(self._turns[0])
+
+    def _pop_exchange(self) -> list[_Entry]:
+        """The oldest turn, and the earlier exchange's answers that would lose their question."""
+        gone = [self._pop_oldest()]
+        # History must start with the user's word: an answer without its question goes too.
+        while self._history and isinstance(self._turns[0].messages[0], AIMessage):
+            gone.append(self._pop_oldest())
+        return gone
+
+    def _digest_budget(self) -> int:
+        """What the digest may cost: the window less the pinned messages and the newest turn's floor."""
+        floor = min(self._turns[-1].tokens, self.max_tokens // 8) if self._turns else 0
+        return max(
+            self.max_tokens - (self._system_cost + self._question_cost) - floor - _DIGEST_SLACK, 0
+        )
+
+    def _trim_steps(self) -> Generator[list[Turn], Digest, None]:
+        """The trimming decisions; yields the turns to compact and is sent the new digest.
+
+        Each step removes a turn, folds turns, or shrinks something for good, so this ends.
+        """
+        compactor = self.compactor
+        batch, self._leaving = self._leaving, []
+        if compactor is not None:
+            # The earlier exchanges of a session stay word for word while there is room,
+            # and so does a failure until it is resolved: the model needs to see it whole.
+            current = itertools.islice(self._turns, self._history, None)
+            candidates = [turn for turn in current if not turn.failed]
+            keep = len(candidates) if compactor.keep_turns is None else compactor.keep_turns
+            extra = len(candidates) - keep
+            for turn in candidates:
+                if extra > 0 or compactor.lossless(turn.view(), self.counter):
+                    batch.append(self._take(turn))
+                extra -= 1
+        while True:
+            if batch:
+                if compactor is not None:
+                    self._set_digest((yield [turn.view() for turn in batch]))
+                    self._compacted += len(batch)
+                batch = []
+            if self._total <= self.max_tokens or len(self._turns) <= 1:
+                break
+            while self._total > self.max_tokens and len(self._turns) > 1:
+                batch += self._pop_exchange()
+        if self._total > self.max_tokens and self._turns:
+            self._shrink_newest()
+        while self._total > self.max_tokens and compactor is not None and self._digest.text:
+            room = self._digest_cost - (self._total - self.max_tokens) - _DIGEST_SLACK
+            fitted = compactor.fit(self._digest, max(room, 0), self.counter)
+            if fitted.text == self._digest.text:  # it cannot get smaller: let it go
+                fitted = replace(
+                    fitted, text="", facts=(), dropped=fitted.dropped + len(fitted.facts)
+                )
+            self._set_digest(fitted)
+        if self._total > self.max_tokens and self._turns:
+            # Not even markers fit: the pinned messages take the budget.
+            self._pop_oldest()
+
+    def _trim(self) -> None:
+        steps = self._trim_steps()
+        try:
+            batch = next(steps)
+            while True:
+                assert self.compactor is not None
+                digest = self.compactor.compact(
+                    self._digest, batch, self._digest_budget(), self.counter
+                )
+                batch = steps.send(digest)
+        except StopIteration:
+            pass
+
+    def _shrink_newest(self) -> None:
+        newest = self._turns[-1]
+        tried: set[int] = set()
+        while self._total > self.max_tokens and len(tried) < len(newest.messages):
+            index = max(
+                (i for i in range(len(newest.messages)) if i not in tried),
+                key=newest.costs.__getitem__,
+            )
+            tried.add(index)
+            excess = self._total - self.max_tokens
+            target = max(newest.costs[index] - excess, 0)
+            smaller, cost = shrink_message(newest.messages[index], target, self.counter)
+            if cost < newest.costs[index]:
+                self._truncated += 1
+                self._total -= newest.costs[index] - cost
+                newest.replace(index, smaller, cost)
