@@ -2,7 +2,11 @@
 
     python benchmarks/run_all.py              # the full run (N=50 task runs per framework)
     python benchmarks/run_all.py --runs 20    # fewer task runs
-    python benchmarks/run_all.py --quick      # a smoke run of about a minute
+    python benchmarks/run_all.py --quick      # the regression guard, under a minute
+
+``--quick`` is the regression guard: part 2 (overhead per loop against LangGraph,
+start-up) with one seeded run of the article's task; it skips the concurrency and
+memory parts and the separate-process ``abatch``.
 
 Needs the "bench" extra (langchain, langchain-classic, langgraph) for the other
 frameworks' rows; a framework that is missing gets a row saying so.
@@ -25,7 +29,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import _concurrency, _overhead, _tasks, prompt_budget  # noqa: E402
+from benchmarks import (  # noqa: E402
+    _abatch_process,
+    _concurrency,
+    _overhead,
+    _tasks,
+    prompt_budget,
+)
 
 PACKAGES = [
     "lcel-agent", "langchain-core", "langchain-openai", "openai", "langchain",
@@ -96,13 +106,14 @@ def section(title: str, body: str, took: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=None, help="task runs per framework (50)")
-    parser.add_argument("--quick", action="store_true", help="a smoke run of about a minute")
+    parser.add_argument("--quick", action="store_true", help="the regression guard, under a minute")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "latest.json")
     parser.add_argument("--tasks-only", action="store_true", help="only the task tables (part 1)")
     args = parser.parse_args(argv)
-    runs = args.runs or (3 if args.quick else 50)
+    runs = args.runs or (1 if args.quick else 50)
     stress_runs = 0 if args.quick else max(1, (args.runs or 50) * 2 // 5)
-    loop_runs = 20 if args.quick else 200
+    loop_runs = 10 if args.quick else 40
+    loop_rounds = 3 if args.quick else 7
     tasks = 10 if args.quick else 50
     tool_runs = 2 if args.quick else 5
 
@@ -111,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": " ".join(["python", "benchmarks/run_all.py", *(argv if argv is not None else sys.argv[1:])]),
         "machine": machine(),
         "settings": {
-            "runs": runs, "stress_runs": stress_runs, "loop_runs": loop_runs,
+            "runs": runs, "stress_runs": stress_runs, "loop_runs": loop_runs, "loop_rounds": loop_rounds,
             "concurrent_tasks": tasks, "parallel_tool_runs": tool_runs,
             "profiles": {p.name: {**vars(p.noise), "varied": p.varied} for p in (_tasks.PROFILE_A, _tasks.PROFILE_B)},
             "rate_limit": _tasks.RATE_LIMIT,
@@ -132,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         ("long_task_noise_b", "1d. Eight cities then a search, profile B", _tasks.LONG_TASK, _tasks.PROFILE_B, max(1, runs * 2 // 5), 20),
         ("stress_task", "1e. The stress task: 22 cities then 3 searches, profile A", _tasks.STRESS_TASK, _tasks.PROFILE_A, stress_runs, 40),
     ]  # fmt: skip
+    if args.quick:  # one table, one run: the guard's time goes to part 2
+        task_sections = task_sections[:1]
     for key, title, task, profile, n, max_loops in task_sections:
         if not n:
             continue
@@ -144,12 +157,23 @@ def main(argv: list[str] | None = None) -> int:
         return finish(report, args.out, started)
 
     t = time.perf_counter()
-    rows = _overhead.overhead(loop_runs)
+    rows = _overhead.overhead(loop_runs, rounds=loop_rounds)
     imports = _overhead.import_time(3 if args.quick else 7)
     report["overhead"], report["import_time"] = rows, imports
+    print(_overhead.verdict(rows), flush=True)  # the guard's line, also in the section
     section(
-        f"2. Overhead per loop ({loop_runs} runs × {_overhead.LOOPS} loops)",
+        f"2. Overhead per loop ({loop_rounds} rounds × {loop_runs} runs × {_overhead.LOOPS} loops)",
         _overhead.markdown(rows, imports),
+        time.perf_counter() - t,
+    )
+    if args.quick:
+        return finish(report, args.out, started)
+
+    t = time.perf_counter()
+    report["abatch_process"] = abatch_rows = _abatch_process.abatch_speedup(tasks)
+    section(
+        f"2b. abatch of {tasks} article tasks, servers in another process (200 ms model latency)",
+        _abatch_process.markdown(abatch_rows),
         time.perf_counter() - t,
     )
 

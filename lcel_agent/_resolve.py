@@ -15,10 +15,10 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.language_models import BaseLLM
 from langchain_core.runnables import Runnable, RunnableBinding
 from langchain_core.tools import BaseTool, tool
 
+from ._lazy import is_completion_model
 from ._models import chat_model_from_string
 from .errors import ConfigurationError
 from .state import FINAL_ACTION
@@ -37,7 +37,7 @@ def resolve_llm(llm: Any) -> Any:
     if isinstance(llm, str):
         llm = chat_model_from_string(llm)
     inner = _innermost(llm)
-    if isinstance(inner, BaseLLM):
+    if is_completion_model(inner):
         raise TypeError(
             f"llm must be a chat model; {type(inner).__name__} is a completion-only LLM "
             "(use its chat counterpart, e.g. ChatOpenAI instead of OpenAI)"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import functools
 import queue
@@ -134,17 +135,16 @@ async def acall_with_timeout(
     """Await ``fn()``, cancelling it and raising :class:`CallTimeout` after ``timeout`` s."""
     if timeout is None:
         return await fn()
-    task = asyncio.ensure_future(fn())
+    # ``asyncio.timeout`` cancels the awaiting task itself at the limit: no task of
+    # its own per call (a task and ``asyncio.wait`` cost a loop turn or two each time).
+    limit = asyncio.timeout(timeout)
     try:
-        done, _ = await asyncio.wait({task}, timeout=timeout)
-    except asyncio.CancelledError:
-        task.cancel()
-        raise
-    if not done:
-        task.cancel()
-        raise CallTimeout(what, timeout)
-    # The call's own exceptions, a TimeoutError of its own included, pass through as they are.
-    return task.result()
+        async with limit:
+            return await fn()
+    except TimeoutError:
+        if not limit.expired():  # the call's own TimeoutError passes through as it is
+            raise
+        raise CallTimeout(what, timeout) from None
 
 
 async def arun_sync_with_timeout(
@@ -155,8 +155,50 @@ async def arun_sync_with_timeout(
     Unlike ``loop.run_in_executor``, an overrunning call does not hold up
     ``asyncio.run``'s shutdown, which waits for the default executor's threads.
     """
-    future = _submit(fn)
-    return await acall_with_timeout(lambda: asyncio.wrap_future(future), timeout, what)
+    return await acall_with_timeout(lambda: _asubmit(fn), timeout, what)
+
+
+def _asubmit(fn: Callable[[], T]) -> asyncio.Future[T]:
+    """Run ``fn`` on a daemon worker; its outcome settles an asyncio future of the running loop.
+
+    One ``call_soon_threadsafe`` per call: cheaper than a concurrent future chained
+    to an asyncio one (``wrap_future``), which the sync tools of every async loop pay.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+    ctx = contextvars.copy_context()
+
+    def job() -> Callable[[], None]:
+        if future.cancelled():  # given up on before a worker took it
+            return lambda: None
+        try:
+            value = ctx.run(fn)
+        except BaseException as exc:  # handed back to the awaiting task
+            return functools.partial(_deliver, loop, future, None, exc)
+        return functools.partial(_deliver, loop, future, value, None)
+
+    _WORKERS.submit(job)
+    return future
+
+
+def _deliver(
+    loop: asyncio.AbstractEventLoop,
+    future: asyncio.Future[T],
+    value: T | None,
+    exc: BaseException | None,
+) -> None:
+    """From a worker: settle ``future`` on its loop, unless the loop has gone meanwhile."""
+    with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting any more
+        loop.call_soon_threadsafe(_settle, future, value, exc)
+
+
+def _settle(future: asyncio.Future[T], value: T | None, exc: BaseException | None) -> None:
+    if future.done():  # cancelled at its time limit
+        return
+    if exc is not None:
+        future.set_exception(exc)
+    else:
+        future.set_result(value)  # type: ignore[arg-type]
 
 
 #: Seconds a coroutine cancelled at its limit gets to unwind before a sync caller gives up on it.

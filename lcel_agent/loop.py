@@ -38,8 +38,13 @@ from langchain_core.callbacks import (
     BaseCallbackManager,
     CallbackManagerForChainRun,
 )
+from langchain_core.callbacks.manager import BaseRunManager
 from langchain_core.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
-from langchain_core.runnables.config import patch_config
+from langchain_core.runnables.config import (
+    get_async_callback_manager_for_config,
+    get_callback_manager_for_config,
+    patch_config,
+)
 from langchain_core.runnables.graph import Graph
 
 from .conversation import RunInput, output_for, read_input, seed_window
@@ -49,6 +54,7 @@ from .limits import Limits, finish, gate, run_limits
 from .limits import limit_specs as _limit_specs
 from .memory import SlidingWindowMemory
 from .sessions import SessionStore
+from .stages._base import Stage, runs_directly
 from .state import AgentResult, AgentState, StepRecord, StopReason
 from .streaming import AnswerTap, aanswer_stream, answer_stream
 from .structured import ResponseFormat
@@ -98,6 +104,18 @@ def _timed(state: AgentState, before: int, timings: list[tuple[str, float]]) -> 
     return dataclasses.replace(state, steps=(*state.steps[:-1], record))
 
 
+def _listened(manager: BaseRunManager) -> bool:
+    """Whether any callback handler hears this run.
+
+    langchain-core's ``configure`` puts every listener on the run's manager: the
+    config's callbacks (``astream_events`` and ``astream_log`` add theirs there),
+    the LangSmith tracer that ``LANGSMITH_TRACING``/``LANGCHAIN_TRACING_V2`` or
+    ``tracing_v2_enabled`` switch on, ``collect_runs``' collector, any other
+    configure hook, and the debug/verbose handlers.
+    """
+    return bool(manager.handlers or manager.inheritable_handlers)
+
+
 def _check_mode(mode: Any) -> StreamMode:
     if mode not in ("steps", "answer"):
         raise ConfigurationError(f"stream_mode must be 'steps' or 'answer', got {mode!r}")
@@ -144,6 +162,11 @@ class AgentLoop(Runnable[Any, Any]):
     ) -> None:
         self.stages = dict(stages)
         self._stages = tuple(self.stages.items())
+        # The stages the quiet loop calls through ``run``/``arun``; the others it invokes.
+        self._direct = tuple(
+            (name, stage if isinstance(stage, Stage) and runs_directly(stage) else None, stage)
+            for name, stage in self._stages
+        )
         chain: Runnable[Any, Any] | None = None
         for stage in self.stages.values():
             chain = stage if chain is None else chain | stage
@@ -255,6 +278,34 @@ class AgentLoop(Runnable[Any, Any]):
         return patch_config(config, callbacks=callbacks)
 
     # --- one loop ----------------------------------------------------------------------------
+    def _quiet_loop(self, state: AgentState, config: RunnableConfig) -> AgentState:
+        """One loop when nobody listens: no ``loop:N`` run, no run per stage, same stages.
+
+        A child run nobody hears changes nothing but the time spent, so built-in
+        stages are called through their pure ``run``; swapped-in Runnables are
+        still invoked. The stage timings are kept as in :meth:`_loop`.
+        """
+        timings: list[tuple[str, float]] = []
+        before = len(state.steps)
+        for name, direct, stage in self._direct:
+            started = time.perf_counter()
+            state = direct.run(state, config) if direct else stage.invoke(state, config)
+            timings.append((name, (time.perf_counter() - started) * 1000))
+        return _timed(state, before, timings)
+
+    async def _aquiet_loop(self, state: AgentState, config: RunnableConfig) -> AgentState:
+        """Async twin of :meth:`_quiet_loop`."""
+        timings: list[tuple[str, float]] = []
+        before = len(state.steps)
+        for name, direct, stage in self._direct:
+            started = time.perf_counter()
+            if direct is not None:
+                state = await direct.arun(state, config)
+            else:
+                state = await stage.ainvoke(state, config)
+            timings.append((name, (time.perf_counter() - started) * 1000))
+        return _timed(state, before, timings)
+
     def _loop(
         self,
         state: AgentState,
@@ -263,7 +314,11 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
         tap: AnswerTap | None,
     ) -> AgentState:
-        loop_run = manager.get_child(f"loop:{n}").on_chain_start(None, state, name=f"loop:{n}")
+        # Configured like any run (not ``manager.get_child()``): then the handlers of
+        # configure hooks that do not inherit (``collect_runs``) see the loop too.
+        loop_run = get_callback_manager_for_config(config).on_chain_start(
+            None, state, name=f"loop:{n}"
+        )
         child = patch_config(config, callbacks=loop_run.get_child())
         timings: list[tuple[str, float]] = []
         before = len(state.steps)
@@ -288,7 +343,7 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
         tap: AnswerTap | None,
     ) -> AgentState:
-        loop_run = await manager.get_child(f"loop:{n}").on_chain_start(
+        loop_run = await get_async_callback_manager_for_config(config).on_chain_start(
             None, state, name=f"loop:{n}"
         )
         child = patch_config(config, callbacks=loop_run.get_child())
@@ -316,6 +371,7 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
         tap: AnswerTap | None = None,
     ) -> Iterator[AgentEvent]:
+        quiet = tap is None and not _listened(manager)
         with self._window(config) as (memory, save):
             state, iterations = self._start(run, memory, limits), 0
             while (state := gate(state, limits, iterations)).stop is None:
@@ -325,7 +381,10 @@ class AgentLoop(Runnable[Any, Any]):
                     tap.begin_loop()
                 iterations += 1
                 before = len(state.steps)
-                state = self._loop(state, iterations, manager, config, tap)
+                if quiet:
+                    state = self._quiet_loop(state, config)
+                else:
+                    state = self._loop(state, iterations, manager, config, tap)
                 if len(state.steps) > before:
                     yield state.steps[-1]
             save(state.memory)
@@ -339,6 +398,7 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
         tap: AnswerTap | None = None,
     ) -> AsyncIterator[AgentEvent]:
+        quiet = tap is None and not _listened(manager)
         async with self._awindow(config) as (memory, save):
             state, iterations = self._start(run, memory, limits), 0
             while (state := gate(state, limits, iterations)).stop is None:
@@ -346,7 +406,10 @@ class AgentLoop(Runnable[Any, Any]):
                     tap.begin_loop()
                 iterations += 1
                 before = len(state.steps)
-                state = await self._aloop(state, iterations, manager, config, tap)
+                if quiet:
+                    state = await self._aquiet_loop(state, config)
+                else:
+                    state = await self._aloop(state, iterations, manager, config, tap)
                 if len(state.steps) > before:
                     yield state.steps[-1]
             save(state.memory)

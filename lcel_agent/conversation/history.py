@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from .. import texts
+from .._messages import message_text
 from ..memory import SlidingWindowMemory
-from ..stages.clean import message_text
 from ..state import FINAL_ACTION, Action
 from .inputs import RunInput
 from .outputs import tool_input_of

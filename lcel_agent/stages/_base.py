@@ -3,7 +3,8 @@
 A stage is a ``Runnable`` that takes an :class:`~lcel_agent.state.AgentState` and
 returns the next one. Routing through ``_call_with_config`` makes every call a
 named child run, so callbacks, ``astream_events`` and LangSmith show each stage
-on each loop. Stages that also make sense outside the loop (the JSON cleaner,
+on each loop. When nobody listens, the loop calls ``run``/``arun`` directly
+(see :func:`runs_directly`): put the stage's work there, not in ``invoke``. Stages that also make sense outside the loop (the JSON cleaner,
 the dispatcher, the trimmer) accept a plain value too: see ``run_standalone``.
 
 To write your own stage, a ``RunnableLambda(fn, name="clean_json")`` over a
@@ -20,7 +21,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 
 from ..state import AgentState
 
-__all__ = ["Stage"]
+__all__ = ["Stage", "runs_directly"]
 
 
 class Stage(Runnable[Any, Any]):
@@ -72,3 +73,20 @@ class Stage(Runnable[Any, Any]):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+_PLUMBING = ("invoke", "ainvoke", "_invoke", "_ainvoke")
+
+
+def runs_directly(stage: Runnable[Any, Any]) -> bool:
+    """Whether the loop may call ``stage.run``/``arun`` itself when nobody listens.
+
+    True for a :class:`Stage` that keeps Stage's own Runnable plumbing: then
+    ``invoke`` adds nothing but a child run, and a child run nobody hears is
+    pure cost. Any other Runnable (a ``RunnableLambda``, a binding, a Stage that
+    overrides ``invoke``) is always invoked as a Runnable.
+    """
+    cls = type(stage)
+    return isinstance(stage, Stage) and all(
+        getattr(cls, name) is getattr(Stage, name) for name in _PLUMBING
+    )

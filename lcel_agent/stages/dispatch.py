@@ -44,6 +44,7 @@ from langchain_core.tools import BaseTool
 from pydantic import ValidationError
 
 from .. import texts
+from .._messages import message_text
 from .._redact import redact
 from .._timeout import (
     CallTimeout,
@@ -72,7 +73,6 @@ from ._calls import (
     refused,
     with_call_id,
 )
-from .clean import message_text
 
 __all__ = ["Approve", "DispatchTools", "is_idempotent", "tool_timeout"]
 

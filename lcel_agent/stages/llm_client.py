@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableBinding
+
+from .._lazy import is_chat_model
 
 __all__ = ["without_client_retries"]
 
@@ -33,7 +34,7 @@ def without_client_retries(llm: Runnable[Any, Any], timeout: float | None) -> Ru
         )
     root = getattr(llm, "root_client", None)
     root_async = getattr(llm, "root_async_client", None)
-    if root is None or root_async is None or not isinstance(llm, BaseChatModel):
+    if root is None or root_async is None or not is_chat_model(llm):
         return llm
     options: dict[str, Any] = {"max_retries": 0}
     if timeout is not None:

@@ -19,14 +19,17 @@ a cut-off reply can ask for more (:func:`with_token_limit`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import Runnable
 from langchain_core.runnables.base import RunnableBindingBase
 
+from .._lazy import is_chat_model
 from .._redact import redact_value
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 __all__ = [
     "TOKEN_LIMIT_KEYS",
@@ -62,7 +65,7 @@ def _children(runnable: Any) -> Iterator[Any]:
 
 def chat_models(runnable: Any, depth: int = 0) -> list[BaseChatModel]:
     """The chat models inside ``runnable`` (itself, bindings, retries, fallbacks)."""
-    if isinstance(runnable, BaseChatModel):
+    if is_chat_model(runnable):
         return [runnable]
     if depth > 8:
         return []
@@ -106,7 +109,7 @@ def token_limit(runnable: Any) -> tuple[str, int] | None:
                 if isinstance(value, int) and not isinstance(value, bool):
                     return key, value
             runnable = runnable.bound
-        elif isinstance(runnable, BaseChatModel):
+        elif is_chat_model(runnable):
             fields = type(runnable).model_fields
             for key in TOKEN_LIMIT_KEYS:
                 value = getattr(runnable, key, None) if key in fields else None

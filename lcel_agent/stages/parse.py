@@ -23,13 +23,14 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from .._messages import message_text
 from .._redact import redact
 from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import FINAL_ACTION, Action, AgentState, RunError
 from ..structured import ResponseFormat
 from ..texts import ANSWER_FORMAT_REPROMPT, FINAL_NOT_A_TOOL, FORMAT_REPROMPT
 from ._base import Stage
-from .clean import extract_json, message_text
+from .clean import extract_json
 
 __all__ = ["ParseAction", "ParseToolCalls", "final_text", "parse_actions"]
 

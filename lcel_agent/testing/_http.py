@@ -6,24 +6,24 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from lcel_agent._redact import redact
 from lcel_agent.testing.faults import (
     REPLY_FAULTS,
     Fault,
+    FaultSampler,
     FaultSpec,
+    Latency,
     error_body,
     status_response,
 )
 from lcel_agent.testing.policies import Reply, to_reply
-
-if TYPE_CHECKING:
-    from lcel_agent.testing.server import SimulatedOpenAIServer
 
 __all__ = ["Counter", "RecordedRequest", "completion_tokens", "cut_reply", "prompt_tokens"]
 
@@ -144,11 +144,38 @@ class RecordedRequest:
         return bool((self.body or {}).get("stream"))
 
 
+class Simulation(Protocol):
+    """What the request handler asks of the simulator it serves.
+
+    :class:`~lcel_agent.testing.server.SimulatedOpenAIServer` is one; naming the
+    needs here keeps this module below the server (it imports this one, not back).
+    """
+
+    model: str
+    count: Counter
+    latency: Latency
+    require_key: str | None
+    auth_message: str | None
+    context_limit: int | None
+    sampler: FaultSampler | None
+    hang_seconds: float
+    _closing: threading.Event
+
+    def _record(self, record: RecordedRequest) -> str: ...
+
+    def _next_fault(self) -> FaultSpec | None: ...
+
+    def _ask_policy(self, messages: list[dict[str, Any]], tools: Any) -> Reply | FaultSpec: ...
+
+
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    # A batch opens dozens of connections at once; past the stdlib's backlog of 5 the
+    # kernel drops the handshakes, and each client waits a second or more to resend.
+    request_queue_size = 128
     # Do not join handler threads on close: a HANG may be sleeping in one.
     block_on_close = False
-    sim: SimulatedOpenAIServer
+    sim: Simulation
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that gives up (timeout, cancel) resets the socket: not worth a traceback.

@@ -17,18 +17,46 @@ Every tool here answers with a string; a failure is a string starting with
 which the dispatcher uses to decide retries and time limits. A failure that may
 clear on its own (a timeout, a dropped connection, a 5xx) is returned as a
 :class:`TransientError`: the dispatcher retries an idempotent tool once after it.
+
+The names are imported on first use: the loop needs the argument helpers, not
+the HTTP tools (their clients, HTML parsing) that a run may never call.
 """
 
-from lcel_agent.tools._args import SingleArgInput, SingleArgTool, coerce_single_arg
-from lcel_agent.tools._output import (
-    TransientError,
-    is_error_result,
-    stringify_output,
-    truncate_output,
-)
-from lcel_agent.tools.baidu import BaiduSearchTool, SearchInput, search_baidu
-from lcel_agent.tools.safe import SafeTool, safe_tool
-from lcel_agent.tools.weather import WeatherInput, WeatherTool, get_weather
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lcel_agent._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from lcel_agent.tools._args import SingleArgInput, SingleArgTool, coerce_single_arg
+    from lcel_agent.tools._output import (
+        TransientError,
+        is_error_result,
+        stringify_output,
+        truncate_output,
+    )
+    from lcel_agent.tools.baidu import BaiduSearchTool, SearchInput, search_baidu
+    from lcel_agent.tools.safe import SafeTool, safe_tool
+    from lcel_agent.tools.weather import WeatherInput, WeatherTool, get_weather
+
+_EXPORTS = {
+    "BaiduSearchTool": "baidu",
+    "SafeTool": "safe",
+    "SearchInput": "baidu",
+    "SingleArgInput": "_args",
+    "SingleArgTool": "_args",
+    "TransientError": "_output",
+    "WeatherInput": "weather",
+    "WeatherTool": "weather",
+    "coerce_single_arg": "_args",
+    "get_weather": "weather",
+    "is_error_result": "_output",
+    "safe_tool": "safe",
+    "search_baidu": "baidu",
+    "stringify_output": "_output",
+    "truncate_output": "_output",
+}
 
 __all__ = [
     "BaiduSearchTool",
@@ -47,3 +75,5 @@ __all__ = [
     "stringify_output",
     "truncate_output",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)
