@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import signal
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -19,6 +20,12 @@ from lcel_agent import AgentLoop, AgentResult
 
 settings.register_profile("lcel_agent", derandomize=True, deadline=None, print_blob=True)
 settings.load_profile("lcel_agent")
+
+# A shell's background job (`cmd &`, nohup) starts with SIGINT ignored, and every child
+# would inherit that: the Ctrl-C tests would send a signal nobody hears. Restore the
+# default here; the children the tests start then get SIGINT as a terminal gives it.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(params=["sync", "async"])
