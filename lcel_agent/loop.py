@@ -289,7 +289,7 @@ class AgentLoop(Runnable[Any, Any]):
         before = len(state.steps)
         for name, direct, stage in self._direct:
             started = time.perf_counter()
-            state = direct.run(state, config) if direct else stage.invoke(state, config)
+            state = direct.run(state, config) if direct is not None else stage.invoke(state, config)
             timings.append((name, (time.perf_counter() - started) * 1000))
         return _timed(state, before, timings)
 
@@ -315,10 +315,11 @@ class AgentLoop(Runnable[Any, Any]):
         tap: AnswerTap | None,
     ) -> AgentState:
         # Configured like any run (not ``manager.get_child()``): then the handlers of
-        # configure hooks that do not inherit (``collect_runs``) see the loop too.
-        loop_run = get_callback_manager_for_config(config).on_chain_start(
-            None, state, name=f"loop:{n}"
-        )
+        # configure hooks that do not inherit (``collect_runs``) see the loop too. The
+        # ``loop:N`` tag is the loop run's own (filters such as include_tags find it).
+        callbacks = get_callback_manager_for_config(config)
+        callbacks.add_tags([f"loop:{n}"], inherit=False)
+        loop_run = callbacks.on_chain_start(None, state, name=f"loop:{n}")
         child = patch_config(config, callbacks=loop_run.get_child())
         timings: list[tuple[str, float]] = []
         before = len(state.steps)
@@ -343,9 +344,9 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
         tap: AnswerTap | None,
     ) -> AgentState:
-        loop_run = await get_async_callback_manager_for_config(config).on_chain_start(
-            None, state, name=f"loop:{n}"
-        )
+        callbacks = get_async_callback_manager_for_config(config)
+        callbacks.add_tags([f"loop:{n}"], inherit=False)
+        loop_run = await callbacks.on_chain_start(None, state, name=f"loop:{n}")
         child = patch_config(config, callbacks=loop_run.get_child())
         timings: list[tuple[str, float]] = []
         before = len(state.steps)

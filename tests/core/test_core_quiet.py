@@ -229,3 +229,52 @@ def test_which_stages_run_directly():
     assert not runs_directly(RunnableLambda(lambda s: s))
     assert not runs_directly(CleanJson().with_config(tags=["x"]))
     assert issubclass(Probe, Stage) and runs_directly(Probe())
+
+
+class LoopTags(BaseCallbackHandler):
+    """The tags each chain run starts with, by run name."""
+
+    def __init__(self) -> None:
+        self.tags: dict[str, list[str]] = {}
+
+    def on_chain_start(
+        self, serialized: Any, inputs: Any, *, run_id: UUID, tags: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:  # fmt: skip
+        self.tags[kwargs.get("name") or ""] = list(tags or [])
+
+
+def test_each_loop_run_carries_its_own_loop_tag(run, weather, act):
+    handler = LoopTags()
+    agent = create_agent(weather_then_answer(act), [weather])
+    result = run(agent, "t", {"callbacks": [handler], "tags": ["outer"]})
+    assert result.loops == 2
+    assert handler.tags["loop:1"] == ["outer", "loop:1"]
+    assert handler.tags["loop:2"] == ["outer", "loop:2"]
+    # The tag is the loop run's own: its stages inherit only the caller's tags.
+    assert handler.tags["clean_json"] == ["outer"]
+
+
+@pytest.mark.parametrize("listening", [False, True])
+def test_the_quiet_loop_is_taken_exactly_when_nobody_listens(
+    run, weather, act, monkeypatch, listening
+):
+    from lcel_agent.loop import AgentLoop
+
+    taken: list[int] = []
+    quiet, aquiet = AgentLoop._quiet_loop, AgentLoop._aquiet_loop
+
+    def spy(self: AgentLoop, state: AgentState, config: RunnableConfig) -> AgentState:
+        taken.append(state.loops)
+        return quiet(self, state, config)
+
+    async def aspy(self: AgentLoop, state: AgentState, config: RunnableConfig) -> AgentState:
+        taken.append(state.loops)
+        return await aquiet(self, state, config)
+
+    monkeypatch.setattr(AgentLoop, "_quiet_loop", spy)
+    monkeypatch.setattr(AgentLoop, "_aquiet_loop", aspy)
+    agent = create_agent(weather_then_answer(act), [weather])
+    result = run(agent, "t", {"callbacks": [Runs()]} if listening else None)
+    assert result.output == "晴"
+    assert len(taken) == (0 if listening else result.loops)
