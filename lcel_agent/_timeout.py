@@ -132,7 +132,13 @@ def call_with_timeout(fn: Callable[[], T], timeout: float | None, what: str = "c
 async def acall_with_timeout(
     fn: Callable[[], Awaitable[T]], timeout: float | None, what: str = "call"
 ) -> T:
-    """Await ``fn()``, cancelling it and raising :class:`CallTimeout` after ``timeout`` s."""
+    """Await ``fn()``, cancelling it and raising :class:`CallTimeout` after ``timeout`` s.
+
+    The call is cancelled at the limit and awaited while it unwinds; whatever it does
+    then (finish late, raise something of its own), an expired limit is an overrun,
+    so a timeout is always reported as :class:`CallTimeout`. A call's own
+    ``TimeoutError`` before the limit passes through as it is.
+    """
     if timeout is None:
         return await fn()
     # ``asyncio.timeout`` cancels the awaiting task itself at the limit: no task of
@@ -140,11 +146,14 @@ async def acall_with_timeout(
     limit = asyncio.timeout(timeout)
     try:
         async with limit:
-            return await fn()
-    except TimeoutError:
-        if not limit.expired():  # the call's own TimeoutError passes through as it is
+            value = await fn()
+    except Exception as exc:
+        if not limit.expired():  # the call's own error, its own TimeoutError included
             raise
-        raise CallTimeout(what, timeout) from None
+        raise CallTimeout(what, timeout) from (None if isinstance(exc, TimeoutError) else exc)
+    if limit.expired():  # it swallowed the cancellation and finished late
+        raise CallTimeout(what, timeout)
+    return value
 
 
 async def arun_sync_with_timeout(
@@ -188,13 +197,21 @@ def _deliver(
     exc: BaseException | None,
 ) -> None:
     """From a worker: settle ``future`` on its loop, unless the loop has gone meanwhile."""
-    with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting any more
+    # A closed loop raises RuntimeError: nobody is waiting any more. Nothing else may
+    # escape either, or the worker thread would die with jobs queued to it.
+    with contextlib.suppress(Exception):
         loop.call_soon_threadsafe(_settle, future, value, exc)
 
 
 def _settle(future: asyncio.Future[T], value: T | None, exc: BaseException | None) -> None:
     if future.done():  # cancelled at its time limit
         return
+    if isinstance(exc, StopIteration):
+        # A future refuses StopIteration (it would end a generator): the caller would
+        # wait forever. Hand it over as the RuntimeError Python itself turns it into.
+        error = RuntimeError(f"the call raised StopIteration: {exc!r}")
+        error.__cause__ = exc
+        exc = error
     if exc is not None:
         future.set_exception(exc)
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -44,3 +45,62 @@ def test_idle_workers_exit():
     (worker,) = ran_on
     worker.join(2.0)
     assert not worker.is_alive() and workers._idle == 0  # idle 0.1 s, then it left
+
+
+def test_an_async_call_that_overruns_is_a_timeout_whatever_it_does_when_cancelled():
+    import asyncio
+
+    from lcel_agent._timeout import acall_with_timeout
+
+    async def stubborn() -> str:  # swallows the cancellation and finishes late
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.1)
+        return "late result"
+
+    async def converts() -> str:  # turns the cancellation into an error of its own
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            raise RuntimeError("connection aborted") from None
+        return "never"
+
+    async def own_timeout() -> str:
+        raise TimeoutError("the call's own")
+
+    async def outcome(fn: Any) -> BaseException | str:
+        try:
+            return await acall_with_timeout(fn, 0.1, "tool")
+        except Exception as exc:
+            return exc
+
+    assert isinstance(asyncio.run(outcome(stubborn)), CallTimeout)
+    converted = asyncio.run(outcome(converts))
+    assert isinstance(converted, CallTimeout)
+    assert isinstance(converted.__cause__, RuntimeError)  # what it raised is kept as the cause
+    own = asyncio.run(outcome(own_timeout))
+    assert isinstance(own, TimeoutError) and not isinstance(own, CallTimeout)
+    assert str(own) == "the call's own"
+
+
+def test_a_sync_call_raising_stopiteration_under_asyncio_fails_at_once():
+    import asyncio
+
+    from lcel_agent._timeout import arun_sync_with_timeout
+
+    def empty_next() -> int:
+        return next(iter([]))
+
+    async def outcome(timeout: float | None) -> tuple[BaseException, float]:
+        started = time.monotonic()
+        try:
+            await asyncio.wait_for(arun_sync_with_timeout(empty_next, timeout, "tool"), 5)
+        except BaseException as exc:
+            return exc, time.monotonic() - started
+        raise AssertionError("no error")
+
+    for timeout in (None, 2.0):
+        error, took = asyncio.run(outcome(timeout))
+        assert type(error) is RuntimeError and isinstance(error.__cause__, StopIteration)
+        assert took < 1.0
