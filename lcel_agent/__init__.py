@@ -123,4 +123,5 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)
+if not TYPE_CHECKING:  # a module __getattr__ would make every misspelt name Any to mypy
+    __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)

@@ -48,8 +48,9 @@ def lazy_exports(
 
 
 def _instance(value: object, module: str, name: str) -> bool:
-    loaded = sys.modules.get(module)
-    return loaded is not None and isinstance(value, getattr(loaded, name))
+    # A module another thread is still importing may not define the class yet.
+    cls = getattr(sys.modules.get(module), name, None)
+    return cls is not None and isinstance(value, cls)
 
 
 def is_chat_model(value: object) -> TypeGuard[BaseChatModel]:
