@@ -84,7 +84,9 @@ def runs_directly(stage: Runnable[Any, Any]) -> bool:
     True for a :class:`Stage` that keeps Stage's own Runnable plumbing: then
     ``invoke`` adds nothing but a child run, and a child run nobody hears is
     pure cost. Any other Runnable (a ``RunnableLambda``, a binding, a Stage that
-    overrides ``invoke``) is always invoked as a Runnable.
+    overrides ``invoke``) is always invoked as a Runnable. One difference a
+    custom ``run`` can see: called directly, it runs in the loop's own context,
+    not a copy, so a ContextVar it sets is visible to the stages after it.
     """
     cls = type(stage)
     return isinstance(stage, Stage) and all(
