@@ -35,18 +35,12 @@ from typing import Any, Literal
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForChainRun,
-    BaseCallbackManager,
     CallbackManagerForChainRun,
 )
-from langchain_core.callbacks.manager import BaseRunManager
 from langchain_core.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
-from langchain_core.runnables.config import (
-    get_async_callback_manager_for_config,
-    get_callback_manager_for_config,
-    patch_config,
-)
 from langchain_core.runnables.graph import Graph
 
+from ._one_loop import aquiet_loop, atraced_loop, direct_stages, listened, quiet_loop, traced_loop
 from .conversation import RunInput, output_for, read_input, seed_window
 from .errors import AgentRunError, ConfigurationError
 from .graph import loop_graph
@@ -54,7 +48,6 @@ from .limits import Limits, finish, gate, run_limits
 from .limits import limit_specs as _limit_specs
 from .memory import SlidingWindowMemory
 from .sessions import SessionStore
-from .stages._base import Stage, runs_directly
 from .state import AgentResult, AgentState, StepRecord, StopReason
 from .streaming import AnswerTap, aanswer_stream, answer_stream
 from .structured import ResponseFormat
@@ -94,26 +87,6 @@ def _joined(chunks: Iterator[Any]) -> Any:
         except TypeError:
             joined = chunk
     return joined
-
-
-def _timed(state: AgentState, before: int, timings: list[tuple[str, float]]) -> AgentState:
-    """Write the loop's stage timings into the record it added (if it added one)."""
-    if len(state.steps) <= before:
-        return state
-    record = dataclasses.replace(state.steps[-1], stage_ms=tuple(timings))
-    return dataclasses.replace(state, steps=(*state.steps[:-1], record))
-
-
-def _listened(manager: BaseRunManager) -> bool:
-    """Whether any callback handler hears this run.
-
-    langchain-core's ``configure`` puts every listener on the run's manager: the
-    config's callbacks (``astream_events`` and ``astream_log`` add theirs there),
-    the LangSmith tracer that ``LANGSMITH_TRACING``/``LANGCHAIN_TRACING_V2`` or
-    ``tracing_v2_enabled`` switch on, ``collect_runs``' collector, any other
-    configure hook, and the debug/verbose handlers.
-    """
-    return bool(manager.handlers or manager.inheritable_handlers)
 
 
 def _check_mode(mode: Any) -> StreamMode:
@@ -163,10 +136,7 @@ class AgentLoop(Runnable[Any, Any]):
         self.stages = dict(stages)
         self._stages = tuple(self.stages.items())
         # The stages the quiet loop calls through ``run``/``arun``; the others it invokes.
-        self._direct = tuple(
-            (name, stage if isinstance(stage, Stage) and runs_directly(stage) else None, stage)
-            for name, stage in self._stages
-        )
+        self._direct = direct_stages(self._stages)
         chain: Runnable[Any, Any] | None = None
         for stage in self.stages.values():
             chain = stage if chain is None else chain | stage
@@ -267,102 +237,6 @@ class AgentLoop(Runnable[Any, Any]):
             raise AgentRunError(result)
         return output_for(run, result, structured=self.response_format is not None)
 
-    def _stage_config(
-        self, config: RunnableConfig, loop_run: Any, name: str, tap: AnswerTap | None
-    ) -> RunnableConfig | None:
-        """The config for ``call_llm`` when the answer streams: the tap sees its model only."""
-        if tap is None or name != "call_llm":
-            return None
-        callbacks: BaseCallbackManager = loop_run.get_child()
-        callbacks.add_handler(tap, inherit=True)
-        return patch_config(config, callbacks=callbacks)
-
-    # --- one loop ----------------------------------------------------------------------------
-    def _quiet_loop(self, state: AgentState, config: RunnableConfig) -> AgentState:
-        """One loop when nobody listens: no ``loop:N`` run, no run per stage, same stages.
-
-        A child run nobody hears changes nothing but the time spent, so built-in
-        stages are called through their pure ``run``; swapped-in Runnables are
-        still invoked. The stage timings are kept as in :meth:`_loop`.
-        """
-        timings: list[tuple[str, float]] = []
-        before = len(state.steps)
-        for name, direct, stage in self._direct:
-            started = time.perf_counter()
-            state = direct.run(state, config) if direct is not None else stage.invoke(state, config)
-            timings.append((name, (time.perf_counter() - started) * 1000))
-        return _timed(state, before, timings)
-
-    async def _aquiet_loop(self, state: AgentState, config: RunnableConfig) -> AgentState:
-        """Async twin of :meth:`_quiet_loop`."""
-        timings: list[tuple[str, float]] = []
-        before = len(state.steps)
-        for name, direct, stage in self._direct:
-            started = time.perf_counter()
-            if direct is not None:
-                state = await direct.arun(state, config)
-            else:
-                state = await stage.ainvoke(state, config)
-            timings.append((name, (time.perf_counter() - started) * 1000))
-        return _timed(state, before, timings)
-
-    def _loop(
-        self,
-        state: AgentState,
-        n: int,
-        manager: CallbackManagerForChainRun,
-        config: RunnableConfig,
-        tap: AnswerTap | None,
-    ) -> AgentState:
-        # Configured like any run (not ``manager.get_child()``): then the handlers of
-        # configure hooks that do not inherit (``collect_runs``) see the loop too. The
-        # ``loop:N`` tag is the loop run's own (filters such as include_tags find it).
-        callbacks = get_callback_manager_for_config(config)
-        callbacks.add_tags([f"loop:{n}"], inherit=False)
-        loop_run = callbacks.on_chain_start(None, state, name=f"loop:{n}")
-        child = patch_config(config, callbacks=loop_run.get_child())
-        timings: list[tuple[str, float]] = []
-        before = len(state.steps)
-        try:
-            for name, stage in self._stages:
-                stage_config = self._stage_config(config, loop_run, name, tap) or child
-                started = time.perf_counter()
-                state = stage.invoke(state, stage_config)
-                timings.append((name, (time.perf_counter() - started) * 1000))
-        except BaseException as exc:
-            loop_run.on_chain_error(exc)
-            raise
-        state = _timed(state, before, timings)
-        loop_run.on_chain_end(state)
-        return state
-
-    async def _aloop(
-        self,
-        state: AgentState,
-        n: int,
-        manager: AsyncCallbackManagerForChainRun,
-        config: RunnableConfig,
-        tap: AnswerTap | None,
-    ) -> AgentState:
-        callbacks = get_async_callback_manager_for_config(config)
-        callbacks.add_tags([f"loop:{n}"], inherit=False)
-        loop_run = await callbacks.on_chain_start(None, state, name=f"loop:{n}")
-        child = patch_config(config, callbacks=loop_run.get_child())
-        timings: list[tuple[str, float]] = []
-        before = len(state.steps)
-        try:
-            for name, stage in self._stages:
-                stage_config = self._stage_config(config, loop_run, name, tap) or child
-                started = time.perf_counter()
-                state = await stage.ainvoke(state, stage_config)
-                timings.append((name, (time.perf_counter() - started) * 1000))
-        except BaseException as exc:
-            await loop_run.on_chain_error(exc)
-            raise
-        state = _timed(state, before, timings)
-        await loop_run.on_chain_end(state)
-        return state
-
     # --- drivers -------------------------------------------------------------------------------
     def _drive(
         self,
@@ -372,7 +246,7 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
         tap: AnswerTap | None = None,
     ) -> Iterator[AgentEvent]:
-        quiet = tap is None and not _listened(manager)
+        quiet = tap is None and not listened(manager)
         with self._window(config) as (memory, save):
             state, iterations = self._start(run, memory, limits), 0
             while (state := gate(state, limits, iterations)).stop is None:
@@ -383,9 +257,9 @@ class AgentLoop(Runnable[Any, Any]):
                 iterations += 1
                 before = len(state.steps)
                 if quiet:
-                    state = self._quiet_loop(state, config)
+                    state = quiet_loop(self._direct, state, config)
                 else:
-                    state = self._loop(state, iterations, manager, config, tap)
+                    state = traced_loop(self._stages, state, iterations, config, tap)
                 if len(state.steps) > before:
                     yield state.steps[-1]
             save(state.memory)
@@ -399,7 +273,7 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
         tap: AnswerTap | None = None,
     ) -> AsyncIterator[AgentEvent]:
-        quiet = tap is None and not _listened(manager)
+        quiet = tap is None and not listened(manager)
         async with self._awindow(config) as (memory, save):
             state, iterations = self._start(run, memory, limits), 0
             while (state := gate(state, limits, iterations)).stop is None:
@@ -408,9 +282,9 @@ class AgentLoop(Runnable[Any, Any]):
                 iterations += 1
                 before = len(state.steps)
                 if quiet:
-                    state = await self._aquiet_loop(state, config)
+                    state = await aquiet_loop(self._direct, state, config)
                 else:
-                    state = await self._aloop(state, iterations, manager, config, tap)
+                    state = await atraced_loop(self._stages, state, iterations, config, tap)
                 if len(state.steps) > before:
                     yield state.steps[-1]
             save(state.memory)

@@ -259,21 +259,21 @@ def test_each_loop_run_carries_its_own_loop_tag(run, weather, act):
 def test_the_quiet_loop_is_taken_exactly_when_nobody_listens(
     run, weather, act, monkeypatch, listening
 ):
-    from lcel_agent.loop import AgentLoop
+    from lcel_agent import loop
 
     taken: list[int] = []
-    quiet, aquiet = AgentLoop._quiet_loop, AgentLoop._aquiet_loop
+    quiet, aquiet = loop.quiet_loop, loop.aquiet_loop
 
-    def spy(self: AgentLoop, state: AgentState, config: RunnableConfig) -> AgentState:
+    def spy(stages: Any, state: AgentState, config: RunnableConfig) -> AgentState:
         taken.append(state.loops)
-        return quiet(self, state, config)
+        return quiet(stages, state, config)
 
-    async def aspy(self: AgentLoop, state: AgentState, config: RunnableConfig) -> AgentState:
+    async def aspy(stages: Any, state: AgentState, config: RunnableConfig) -> AgentState:
         taken.append(state.loops)
-        return await aquiet(self, state, config)
+        return await aquiet(stages, state, config)
 
-    monkeypatch.setattr(AgentLoop, "_quiet_loop", spy)
-    monkeypatch.setattr(AgentLoop, "_aquiet_loop", aspy)
+    monkeypatch.setattr(loop, "quiet_loop", spy)
+    monkeypatch.setattr(loop, "aquiet_loop", aspy)
     agent = create_agent(weather_then_answer(act), [weather])
     result = run(agent, "t", {"callbacks": [Runs()]} if listening else None)
     assert result.output == "晴"
