@@ -200,16 +200,22 @@ class WindowRules:
         return gone
 
     def _digest_budget(self) -> int:
-        """What the digest may cost: the window less the pinned messages and the newest turn's floor."""
-        floor = min(self._turns[-1].tokens, self.max_tokens // 8) if self._turns else 0
+        """What the digest may cost: the window less the pinned messages and the newest turn.
+
+        The newest turn is never cut to make room for the digest, so it is priced whole.
+        """
+        newest = self._turns[-1].tokens if self._turns else 0
         return max(
-            self.max_tokens - (self._system_cost + self._question_cost) - floor - _DIGEST_SLACK, 0
+            self.max_tokens - (self._system_cost + self._question_cost) - newest - _DIGEST_SLACK, 0
         )
 
     def _trim_steps(self) -> Generator[list[Turn], Digest, None]:
         """The trimming decisions; yields the turns to compact and is sent the new digest.
 
-        Each step removes a turn, folds turns, or shrinks something for good, so this ends.
+        The order is the window's promise: the oldest whole turns leave first (into the
+        digest); then the digest shrinks (every line before any is dropped); only when
+        the digest is gone is the newest turn shortened. Each step removes a turn, folds
+        turns, or shrinks something for good, so this ends.
         """
         compactor = self.compactor
         batch, self._leaving = self._leaving, []
@@ -234,8 +240,6 @@ class WindowRules:
                 break
             while self._total > self.max_tokens and len(self._turns) > 1:
                 batch += self._pop_exchange()
-        if self._total > self.max_tokens and self._turns:
-            self._shrink_newest()
         while self._total > self.max_tokens and compactor is not None and self._digest.text:
             room = self._digest_cost - (self._total - self.max_tokens) - _DIGEST_SLACK
             fitted = compactor.fit(self._digest, max(room, 0), self.counter)
@@ -244,6 +248,8 @@ class WindowRules:
                     fitted, text="", facts=(), dropped=fitted.dropped + len(fitted.facts)
                 )
             self._set_digest(fitted)
+        if self._total > self.max_tokens and self._turns:
+            self._shrink_newest()
         if self._total > self.max_tokens and self._turns:
             # Not even markers fit: the pinned messages take the budget.
             self._pop_oldest()

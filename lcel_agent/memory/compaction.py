@@ -1,13 +1,16 @@
 """Compaction: what turns leave behind when they leave the window.
 
-A window with a compactor forgets text, not facts. Turns that leave it (older
-than the newest ``keep_turns``, resolved failures, or evicted for room) are
-handed to the compactor, which folds them into a :class:`Digest`: a bounded
-block of text the window shows with the pinned question. The default,
-:class:`DigestCompactor`, needs no model call: one line per tool call that
-established something, the head of its result (whole JSON items first), with
-a newer result of the same call replacing the older one, and the oldest lines
-shortened, then dropped, when the block outgrows its budget::
+A window with a compactor forgets text, not facts. While the window has room,
+every turn stays word for word: the model sees its own actions and their
+results as turns. When it is full, the oldest whole turns leave first (and a
+failed turn as soon as a later one succeeds) and are handed to the compactor,
+which folds them into a :class:`Digest`: a bounded block of text the window
+shows with the pinned question. The newest turn is never cut for the digest's
+sake. The default, :class:`DigestCompactor`, needs no model call: one line per
+tool call that established something, the head of its result (whole JSON items
+first), with a newer result of the same call replacing the older one. When the
+block outgrows its budget every line is shortened (to an equal share, down to
+``min_line_tokens``) before the oldest lines are dropped::
 
     Done so far:
     北京市天气：晴，温度25℃，湿度40%
@@ -15,9 +18,10 @@ shortened, then dropped, when the block outgrows its budget::
     ✗ get_weather(火星): ERROR: Amap has no weather for '火星'
 
 A line names the call unless the result already names its input (``北京`` in
-``北京市天气…``). A turn whose lines would say all it said (calls whose results fit a
-line whole) is folded at once; the newest ``keep_turns`` others stay word for word. :class:`~lcel_agent.memory.summary.SummaryCompactor` is the
-model-written alternative. Write your own by implementing :class:`Compactor`.
+``北京市天气…``). ``DigestCompactor(keep_turns=1, eager=True)`` folds turns early
+(fewer tokens a call, but a small model may repeat what it no longer sees).
+:class:`~lcel_agent.memory.summary.SummaryCompactor` is the model-written
+alternative. Write your own by implementing :class:`Compactor`.
 """
 
 from __future__ import annotations
@@ -183,14 +187,18 @@ class DigestCompactor:
     Frozen, so one instance can serve every window (``DEFAULT_COMPACTOR`` does).
     """
 
-    keep_turns: int | None = 1
-    """Turns kept word for word (the newest); older ones become lines."""
+    keep_turns: int | None = None
+    """Turns kept word for word however much room there is; older ones become lines.
+    ``None`` (the default): turns stay word for word until the window is full, so the
+    model sees its own actions and their results as turns for as long as they fit."""
     line_tokens: int = 100
     """The most tokens one line's result may keep."""
-    eager: bool = True
-    """Fold a turn at once when its lines say all it said (see :meth:`lossless`); False
-    keeps the newest ``keep_turns`` turns word for word whatever they hold (the model then
-    always sees its last call and result as chat messages)."""
+    min_line_tokens: int = 12
+    """The fewest tokens a line's result is shortened to before the oldest lines are dropped."""
+    eager: bool = False
+    """Fold a turn at once when its lines say all it said (see :meth:`lossless`), even
+    while the window has room. Off by default: a small model that no longer sees its own
+    turn tends to repeat it. True trades that for fewer tokens per call."""
     header: str = HEADER
     """The line shown before the digest."""
 
@@ -199,11 +207,18 @@ class DigestCompactor:
             raise ValueError(f"keep_turns must be >= 0 or None, got {self.keep_turns}")
         if self.line_tokens < 8:
             raise ValueError(f"line_tokens must be >= 8, got {self.line_tokens}")
+        if not 1 <= self.min_line_tokens <= self.line_tokens:
+            raise ValueError(
+                f"min_line_tokens must be between 1 and line_tokens ({self.line_tokens}), "
+                f"got {self.min_line_tokens}"
+            )
 
     # --- lines -------------------------------------------------------------------------
     def _short(self, fact: Fact, tokens: int, counter: TokenCounter) -> Fact:
         result = fact.result if fact.ok else _first_line(fact.result)
-        return replace(fact, result=head_text(result.strip(), tokens, counter))
+        # A line is shortened, never emptied of its fact: a result that is a JSON list keeps
+        # its first item whole (a search line keeps its first hit, link and all).
+        return replace(fact, result=head_text(result.strip(), tokens, counter, whole_item=True))
 
     @staticmethod
     def line(fact: Fact) -> str:
@@ -258,11 +273,24 @@ class DigestCompactor:
     def fit(self, digest: Digest, budget: int, counter: TokenCounter) -> Digest:
         entries, dropped = list(digest.facts), digest.dropped
         fitted = self._digest(digest, entries, dropped)
-        # Shorten the oldest lines first (their results to a third), then drop the oldest.
-        index = 0
-        while counter(fitted.block) > budget and index < len(entries):
-            entries[index] = self._short(entries[index], self.line_tokens // 3, counter)
-            fitted, index = self._digest(digest, entries, dropped), index + 1
+        if counter(fitted.block) <= budget:
+            return fitted
+        # Every line shrinks before any fact is dropped: find the largest per-line cap at
+        # which the whole block fits (a binary search over the cap, each try shortening
+        # every line from what it holds now), then drop the oldest lines at the floor cap.
+        low, high = self.min_line_tokens, self.line_tokens
+        best: list[Fact] | None = None
+        while low <= high:
+            cap = (low + high) // 2
+            shorter = [self._short(entry, cap, counter) for entry in entries]
+            if counter(self._digest(digest, shorter, dropped).block) <= budget:
+                best, low = shorter, cap + 1
+            else:
+                high = cap - 1
+        if best is not None:
+            return self._digest(digest, best, dropped)
+        entries = [self._short(entry, self.min_line_tokens, counter) for entry in entries]
+        fitted = self._digest(digest, entries, dropped)
         while counter(fitted.block) > budget and entries:
             entries.pop(0)
             dropped += 1

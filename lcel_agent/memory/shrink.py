@@ -47,15 +47,15 @@ def _head(text: str, keep: int) -> str:
     return text[: max(keep, 0)] + "…"
 
 
-def _json_list(text: str) -> tuple[int, int, list[object]] | None:
-    """``(start, end, items)`` of the first JSON list of two or more items in ``text``."""
+def _json_list(text: str, least: int = 2) -> tuple[int, int, list[object]] | None:
+    """``(start, end, items)`` of the first JSON list of ``least`` or more items in ``text``."""
     index = text.find("[")
     while index >= 0:
         try:
             value, end = _DECODER.raw_decode(text, index)
         except ValueError:
             value, end = None, index
-        if isinstance(value, list) and len(value) > 1:
+        if isinstance(value, list) and value and len(value) >= least:
             return index, end, value
         index = text.find("[", index + 1)
     return None
@@ -75,17 +75,21 @@ def _longest(size: int, render: Callable[[int], str], target: int, counter: Toke
     return best
 
 
+def _items_text(text: str, found: tuple[int, int, list[object]], count: int) -> str:
+    """``text`` with its JSON list cut to the first ``count`` items and a ``…(+n more)`` mark."""
+    start, end, items = found
+    kept = json.dumps(items[:count], ensure_ascii=False)
+    return f"{text[:start]}{kept} …(+{len(items) - count} more){text[end:]}"
+
+
 def _by_items(text: str, target: int, counter: TokenCounter) -> str | None:
     found = _json_list(text)
     if found is None:
         return None
-    start, end, items = found
-
-    def render(count: int) -> str:
-        kept = json.dumps(items[:count], ensure_ascii=False)
-        return f"{text[:start]}{kept} …(+{len(items) - count} more){text[end:]}"
-
-    best = _longest(len(items) - 1, render, target, counter)
+    start = found[0]
+    best = _longest(
+        len(found[2]) - 1, lambda count: _items_text(text, found, count), target, counter
+    )
     # One whole item is the least worth keeping in this form; below that, cut the text.
     return best if counter(best) <= target and not best[start:].startswith("[]") else None
 
@@ -102,13 +106,24 @@ def shrink_text(text: str, target: int, counter: TokenCounter) -> str:
     )
 
 
-def head_text(text: str, target: int, counter: TokenCounter) -> str:
-    """The longest head of ``text`` (whole JSON list items first) costing at most ``target``."""
+def head_text(
+    text: str, target: int, counter: TokenCounter, *, whole_item: bool = False
+) -> str:
+    """The longest head of ``text`` (whole JSON list items first) costing at most ``target``.
+
+    ``whole_item=True`` never cuts inside the first item of a JSON list: when not even
+    one item fits, that item is kept whole anyway (over ``target``), because half a
+    search hit says nothing.
+    """
     if counter(text) <= target:
         return text
-    return _by_items(text, target, counter) or _longest(
-        len(text) - 1, lambda keep: _head(text, keep), target, counter
-    )
+    items = _by_items(text, target, counter)
+    if items is not None:
+        return items
+    if whole_item and (found := _json_list(text, least=1)) is not None:
+        # Already down to one item (``[{…}] …(+2 more)``): that is as short as it gets.
+        return text if len(found[2]) == 1 else _items_text(text, found, 1)
+    return _longest(len(text) - 1, lambda keep: _head(text, keep), target, counter)
 
 
 def shrink_message(

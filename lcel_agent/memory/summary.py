@@ -53,7 +53,8 @@ class SummaryCompactor:
     Args:
         llm: the chat model that writes the summary (a small, cheap one is enough).
         max_tokens: the longest summary kept.
-        keep_turns: turns the window keeps word for word (older ones are summarised).
+        keep_turns: turns the window keeps word for word whatever the room (older ones
+            are summarised); None (the default) summarises only when the window is full.
         prompt: the summarising instruction.
         timeout: seconds one summary call may take; past it the facts are kept as
             lines instead (the run's ``time_budget`` is checked between loops, so
@@ -65,7 +66,7 @@ class SummaryCompactor:
         llm: Runnable[Any, Any],
         *,
         max_tokens: int = 200,
-        keep_turns: int | None = 2,
+        keep_turns: int | None = None,
         prompt: str = SUMMARY_PROMPT,
         timeout: float | None = 30.0,
     ) -> None:

@@ -375,9 +375,10 @@ def test_a_failed_call_beside_a_successful_one_is_shown_until_put_right(run, wea
     assert result.stop_reason is StopReason.FINAL
     second, third = llm.calls[1], llm.calls[2]
     assert "no tool named 'get_wether'" in str([m.content for m in second])
-    # Once put right, the error is gone and both facts stay, as digest lines.
+    # Once put right, the error is gone; the failed turn's fact stays as a digest line,
+    # and the call that put it right is the newest turn, word for word.
     assert "get_wether" not in str([m.content for m in third])
-    assert "北京市天气" in third[1].content and "上海市天气" in third[1].content
+    assert "北京市天气" in third[1].content and "上海市天气" in third[-1].content
 
 
 def test_the_nudge_says_why_a_repeat_was_refused(run, weather, act, calls):

@@ -113,11 +113,19 @@ def test_tool_calling_history_stays_native_and_unanswered_calls_are_closed(run, 
     assert [m.type for m in prompt] == kinds
     assert prompt[3].content == "北京晴" and prompt[2].tool_calls[0]["id"] == "c1"
     assert prompt[5].tool_call_id == "c2" and prompt[5].content.startswith("ERROR:")
-    # The default window keeps the exchange and digests the earlier calls' facts.
+    # The default window has room for all of it: the same turns, word for word.
     agent = create_agent(FunctionChatModel(reply), [weather], protocol="tool_calling")
     run(agent, history)
+    assert seen[-1] == prompt
+    # A window too small for every turn folds the oldest turns' facts into the digest,
+    # shown with the new question, which stays the newest message.
+    small = SlidingWindowMemory(100)
+    agent = create_agent(
+        FunctionChatModel(reply), [weather], protocol="tool_calling", memory=small
+    )
+    run(agent, history)
     prompt = seen[-1]
-    assert [m.content for m in prompt[1:3]] == ["北京天气", "北京晴；上海没查到"]
+    assert small.fresh().counter is small.counter and len(prompt) < len(kinds)
     assert prompt[-1].content.startswith("算了，谢谢") and "北京晴" in prompt[-1].content
 
 
@@ -206,7 +214,9 @@ def test_a_node_of_a_langgraph_messages_graph(weather, act):
     state = app.invoke({"messages": [*state["messages"], HumanMessage("谢谢")]})
     assert len(state["messages"]) == 8
     answer = state["messages"][-1].content  # the human turns of the model's first prompt
-    assert answer.startswith("北京天气 | 谢谢") and "北京市天气" in answer
+    # The earlier question, the result of the model's own earlier call (its own turn,
+    # not folded into the question), then the new question.
+    assert answer.startswith("北京天气 | Observation: 北京市天气") and answer.endswith(" | 谢谢")
 
 
 def test_a_node_of_a_langgraph_messages_graph_async(weather, act):

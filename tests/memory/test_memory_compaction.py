@@ -51,12 +51,51 @@ def window(max_tokens: int = 800, **options) -> SlidingWindowMemory:
     return memory
 
 
+def amap_line(city: str) -> str:
+    """A weather line as long as real Amap's (about 90 characters)."""
+    return (
+        f"{city}市天气：晴，温度25℃，湿度40%，东北风≤3级，体感温度23℃，"
+        "空气质量良，紫外线中等，能见度10公里，发布时间2026-12-03 16:00:00"
+    )
+
+
+def test_while_there_is_room_every_turn_stays_word_for_word():
+    memory = window()  # the default compactor
+    for city in ("北京", "上海", "广州"):
+        memory.add_turn(turn(weather(city)), facts=[weather(city)])
+    # The model sees its own actions and their results as turns, in order; no digest yet.
+    assert [m.type for m in memory.messages] == ["system", "human", *["ai", "human"] * 3]
+    assert memory.messages[1].content == "查询八个城市的天气" and memory.compacted == 0
+    assert [m.content for m in memory.messages[3::2]] == [
+        weather(c).result for c in ("北京", "上海", "广州")
+    ]
+    assert memory.token_count == recount(memory) <= memory.max_tokens
+
+
+def test_compaction_starts_when_the_window_is_full_and_folds_the_oldest_turns():
+    memory = window(300)
+    cities = [f"城{i}" for i in range(12)]
+    for index, city in enumerate(cities):
+        before = memory.turns
+        memory.add_turn(turn(weather(city)), facts=[weather(city)])
+        if memory.compacted == 0:
+            assert memory.turns == before + 1  # nothing folded while it fits
+    assert memory.compacted > 0 and memory.token_count == recount(memory) <= 300
+    question = memory.messages[1].content
+    kept = [m.content for m in memory.messages[3::2]]
+    folded = cities[: len(cities) - len(kept)]
+    # The oldest whole turns became lines; the newest ones are still turns, in order.
+    assert kept == [weather(c).result for c in cities[len(folded) :]]
+    assert all(f"{c}市天气" in question for c in folded)
+    assert kept[-1] == weather(cities[-1]).result  # the newest turn is never cut
+
+
 def test_a_turn_that_leaves_keeps_its_fact_in_the_digest():
-    memory = window(eager=False)
+    memory = window(keep_turns=1)
     for city in ("北京", "上海", "广州"):
         memory.add_turn(turn(weather(city)), facts=[weather(city)])
     question = memory.messages[1]
-    # Only the newest turn stays word for word; the others are lines under the question.
+    # keep_turns=1: only the newest turn stays word for word; the others are lines.
     assert [m.type for m in memory.messages] == ["system", "human", "ai", "human"]
     assert question.content.startswith("查询八个城市的天气\n\n" + HEADER)
     assert "北京市天气：晴" in question.content and "上海市天气：晴" in question.content
@@ -65,8 +104,8 @@ def test_a_turn_that_leaves_keeps_its_fact_in_the_digest():
     assert memory.token_count == recount(memory) <= memory.max_tokens
 
 
-def test_a_turn_its_lines_say_in_full_is_folded_at_once():
-    memory = window()  # eager by default
+def test_a_turn_its_lines_say_in_full_is_folded_at_once_when_eager():
+    memory = window(eager=True, keep_turns=1)
     memory.add_turn(turn(weather("北京")), facts=[weather("北京")])
     assert [m.type for m in memory.messages] == ["system", "human"]
     assert memory.messages[1].content.endswith("北京市天气：晴，温度25℃，湿度40%")
@@ -76,20 +115,35 @@ def test_a_turn_its_lines_say_in_full_is_folded_at_once():
     assert memory.messages[-1].content == long.result
 
 
-def test_the_window_pays_less_with_a_digest_than_with_whole_turns():
+def test_a_full_window_keeps_every_fact_where_a_plain_one_forgets():
     plain = SlidingWindowMemory(800, compactor=None)
     compact = SlidingWindowMemory(800)
+    cities = [f"城{i}" for i in range(30)]
     for memory in (plain, compact):
         memory.add_system("Use only these tools.")
-        memory.add_user("查询八个城市的天气")
-    for city in ("北京", "上海", "广州", "深圳", "杭州", "南京", "成都", "武汉"):
-        fact = weather(city)
-        plain.add_turn(turn(fact), facts=[fact])
-        compact.add_turn(turn(fact), facts=[fact])
-    # Same facts in view, each as one line instead of two messages.
-    for city in ("北京", "武汉"):
-        assert any(f"{city}市天气" in str(m.content) for m in compact.messages)
-    assert compact.token_count < plain.token_count * 0.6
+        memory.add_user("查询三十个城市的天气")
+        for city in cities:
+            memory.add_turn(turn(weather(city)), facts=[weather(city)])
+    seen = " ".join(str(m.content) for m in compact.messages)
+    assert all(f"{c}市天气" in seen for c in cities)
+    assert "城0市天气" not in " ".join(str(m.content) for m in plain.messages)
+    assert compact.token_count <= 800 and plain.token_count <= 800
+
+
+def test_digest_lines_all_shrink_before_any_fact_is_dropped():
+    memory = window(800)
+    facts = [
+        Fact(f"get_weather({c})", amap_line(c), subject=c, key=f"get_weather\x00{c}")
+        for c in [f"城{i}" for i in range(22)]
+    ]
+    for fact in facts:
+        memory.add_turn(turn(fact), facts=[fact])
+        assert memory.token_count == recount(memory) <= 800
+    # 22 lines of ~60 tokens do not fit whole; shortened, every city still has its line.
+    assert memory.digest.dropped == 0 and memory.truncated == 0
+    seen = " ".join(str(m.content) for m in memory.messages)
+    assert all(f"{f.subject}市天气：晴，温度25℃" in seen for f in facts)
+    assert memory.messages[-1].content == facts[-1].result  # the newest turn whole
 
 
 def test_a_failed_turn_leaves_when_a_later_one_succeeds():
@@ -101,19 +155,23 @@ def test_a_failed_turn_leaves_when_a_later_one_succeeds():
     memory.add_turn(turn(failed_call), facts=[failed_call], failed=True)
     memory.add_turn(turn(weather("北京")), facts=[weather("北京")])
     text = memory.messages[1].content
-    # The garbled reply is gone without a trace; the failed call left one line.
-    assert len(memory.messages) == 2 and '{"action": "get_wea' not in text
+    # The garbled reply is gone without a trace; the failed call left one line; the
+    # success is the newest turn, word for word.
+    assert [m.type for m in memory.messages] == ["system", "human", "ai", "human"]
+    assert '{"action": "get_wea' not in [m.content for m in memory.messages]
+    assert '{"action": "get_wea' not in text
     assert "✗ get_weather(火星): ERROR: 城市不存在" in text and "Try another" not in text
-    assert "北京市天气" in text
+    assert memory.messages[-1].content == weather("北京").result
 
 
 def test_a_newer_result_of_the_same_call_replaces_the_older_line():
-    memory = window()
+    memory = window(keep_turns=1)
     timeout = Fact("get_weather(北京)", "ERROR: timed out", ok=False, key="get_weather\x00北京")
     memory.add_turn(turn(timeout), facts=[timeout], failed=True)
     memory.add_turn(turn(weather("上海")), facts=[weather("上海")])
     assert "✗ get_weather(北京)" in memory.messages[1].content
     memory.add_turn(turn(weather("北京")), facts=[weather("北京")])
+    memory.add_turn(turn(weather("广州")), facts=[weather("广州")])
     text = memory.messages[1].content
     assert "✗" not in text and text.count("北京市天气") == 1
 
@@ -125,8 +183,39 @@ def test_the_digest_stays_within_the_budget_oldest_lines_first():
         memory.add_turn(turn(weather(city)), facts=[weather(city)])
         assert memory.token_count == recount(memory) <= memory.max_tokens
     text = memory.messages[1].content
-    assert "城39市天气" in text and "城0市天气" not in text
+    assert "城39市天气" in memory.messages[-1].content and "城0市天气" not in text
     assert memory.digest.dropped > 0 and f"({memory.digest.dropped} earlier steps dropped)" in text
+
+
+def test_the_newest_step_added_message_by_message_is_never_cut():
+    # The window's public API, one message at a time, far past the budget.
+    memory = SlidingWindowMemory(800)
+    memory.add_system("Reply with one JSON action.")
+    memory.add_user("查询六十个城市的天气")
+    for i in range(60):
+        action = json.dumps({"action": "get_weather", "action_input": f"城{i}"}, ensure_ascii=False)
+        memory.add_assistant(action)
+        memory.add_observation(amap_line(f"城{i}"))
+        assert memory.token_count == recount(memory) <= 800
+        assert [m.content for m in memory.messages[-2:]] == [action, amap_line(f"城{i}")]
+    assert memory.truncated == 0
+
+
+def test_a_long_history_keeps_its_newest_turns_whole():
+    memory = SlidingWindowMemory(600)
+    memory.add_system("s")
+    for i in range(20):
+        memory.add_user(f"第{i}个问题：{'北京' * 10}")
+        memory.add_assistant(f"第{i}个回答：" + "上海的天气很好，" * 6)
+    memory.add_user("最后的问题")
+    contents = [str(m.content) for m in memory.messages]
+    assert memory.token_count == recount(memory) <= 600 and memory.truncated == 0
+    assert contents[-3:] == [
+        f"第19个问题：{'北京' * 10}",
+        "第19个回答：" + "上海的天气很好，" * 6,
+        contents[-1],
+    ]
+    assert contents[-1].startswith("最后的问题")
 
 
 def test_a_json_result_is_kept_item_by_item():
@@ -210,7 +299,8 @@ def test_a_summary_compactor_spends_and_reports_model_calls():
 
 def test_a_failing_summariser_keeps_the_facts_as_lines():
     calls: list[list[BaseMessage]] = []
-    memory = SlidingWindowMemory(800, compactor=SummaryCompactor(notes_model(calls, True)))
+    compactor = SummaryCompactor(notes_model(calls, True), keep_turns=1)
+    memory = SlidingWindowMemory(800, compactor=compactor)
     memory.add_user("查询天气")
     for city in ("北京", "上海", "广州", "深圳"):
         memory.add_turn(turn(weather(city)), facts=[weather(city)])
@@ -219,7 +309,7 @@ def test_a_failing_summariser_keeps_the_facts_as_lines():
 
 def test_a_summary_is_written_asynchronously_under_ainvoke():
     calls: list[list[BaseMessage]] = []
-    memory = SlidingWindowMemory(800, compactor=SummaryCompactor(notes_model(calls)))
+    memory = SlidingWindowMemory(800, compactor=SummaryCompactor(notes_model(calls), keep_turns=2))
     memory.add_user("查询天气")
 
     async def main() -> None:
@@ -247,33 +337,42 @@ steps = st.lists(
 @given(
     steps=steps,
     max_tokens=st.integers(40, 600),
-    options=st.sampled_from([{}, {"eager": False}, {"keep_turns": 0}, {"keep_turns": None}]),
+    options=st.sampled_from(
+        [{}, {"eager": True, "keep_turns": 1}, {"keep_turns": 0}, {"keep_turns": 2}]
+    ),
 )
 def test_compaction_keeps_the_window_exact_bounded_and_well_formed(steps, max_tokens, options):
     memory = SlidingWindowMemory(max_tokens, compactor=DigestCompactor(**options))
     memory.add_system("s")
     memory.add_user("q")
+    # The default keeps the newest turn whole whenever it fits beside the pinned messages.
+    newest_whole = "keep_turns" not in options
     for kind, text, n in steps:
         fact = Fact(f"t({n})", text or "r", subject=str(n), key=f"t\x00{n}")
+        added: list[BaseMessage] = []
         if kind == "ok":
-            memory.add_turn([AIMessage(f"call {n}"), HumanMessage(text)], facts=[fact])
+            added = [AIMessage(f"call {n}"), HumanMessage(text)]
+            memory.add_turn(added, facts=[fact])
         elif kind == "failed":
-            memory.add_turn([AIMessage(text), HumanMessage("again")], failed=True)
+            added = [AIMessage(text), HumanMessage("again")]
+            memory.add_turn(added, failed=True)
         elif kind == "failed_call":
             bad = Fact(f"t({n})", "ERROR: " + text, ok=False, key=f"t\x00{n}")
-            memory.add_turn(
-                [AIMessage(f"call {n}"), HumanMessage(bad.result)], facts=[bad], failed=True
-            )
+            added = [AIMessage(f"call {n}"), HumanMessage(bad.result)]
+            memory.add_turn(added, facts=[bad], failed=True)
         elif kind == "plain":
             memory.add_assistant(text)
             memory.add_observation(text)
+            added = [AIMessage(text), HumanMessage(text)]
         elif kind == "tool":
             call = {"id": f"c{n}", "name": "t", "args": {}}
-            memory.add_turn(
-                [AIMessage("", tool_calls=[call]), ToolMessage(text, tool_call_id=f"c{n}")]
-            )
+            added = [AIMessage("", tool_calls=[call]), ToolMessage(text, tool_call_id=f"c{n}")]
+            memory.add_turn(added)
         else:
             memory.add_user(text or "q2")
+        cost = sum(count_message(m, memory.counter) for m in added)
+        if newest_whole and added and memory.pinned_tokens + cost <= max_tokens:
+            assert memory.messages[-len(added) :] == added
         assert memory.token_count == recount(memory)
         assert memory.token_count <= max_tokens or memory.turns == 0
         kinds = [m.type for m in memory.messages]

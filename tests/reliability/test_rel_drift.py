@@ -28,10 +28,13 @@ def report(city: str) -> str:
     [
         # A plain window forgets A's result: only the A, B, A, B pattern gives it away.
         (SlidingWindowMemory(800, compactor=None), 4),
-        # The default window keeps the head of A's result in its digest: A is refused at once.
-        (SlidingWindowMemory(800), 3),
+        # The default window keeps the newest turn whole; a result this long leaves no
+        # room for the older one's line, so again the pattern is what gives it away.
+        (SlidingWindowMemory(800), 4),
+        # Where the older result's line fits, A is refused at once.
+        (SlidingWindowMemory(6000), 3),
     ],
-    ids=["plain", "digest"],
+    ids=["plain", "digest", "roomy"],
 )
 def test_oscillation_that_continues_after_the_nudge_stops_the_run(
     run: Callable[..., AgentResult], memory: SlidingWindowMemory, first_nudge: int
