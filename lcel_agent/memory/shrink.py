@@ -106,9 +106,7 @@ def shrink_text(text: str, target: int, counter: TokenCounter) -> str:
     )
 
 
-def head_text(
-    text: str, target: int, counter: TokenCounter, *, whole_item: bool = False
-) -> str:
+def head_text(text: str, target: int, counter: TokenCounter, *, whole_item: bool = False) -> str:
     """The longest head of ``text`` (whole JSON list items first) costing at most ``target``.
 
     ``whole_item=True`` never cuts inside the first item of a JSON list: when not even

@@ -120,9 +120,7 @@ def test_tool_calling_history_stays_native_and_unanswered_calls_are_closed(run, 
     # A window too small for every turn folds the oldest turns' facts into the digest,
     # shown with the new question, which stays the newest message.
     small = SlidingWindowMemory(100)
-    agent = create_agent(
-        FunctionChatModel(reply), [weather], protocol="tool_calling", memory=small
-    )
+    agent = create_agent(FunctionChatModel(reply), [weather], protocol="tool_calling", memory=small)
     run(agent, history)
     prompt = seen[-1]
     assert small.fresh().counter is small.counter and len(prompt) < len(kinds)

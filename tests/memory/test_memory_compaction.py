@@ -75,7 +75,7 @@ def test_while_there_is_room_every_turn_stays_word_for_word():
 def test_compaction_starts_when_the_window_is_full_and_folds_the_oldest_turns():
     memory = window(300)
     cities = [f"城{i}" for i in range(12)]
-    for index, city in enumerate(cities):
+    for city in cities:
         before = memory.turns
         memory.add_turn(turn(weather(city)), facts=[weather(city)])
         if memory.compacted == 0:
