@@ -170,7 +170,7 @@ def costs() -> None:
         print(f"{label:>22} " + " ".join(f"{x * 1e6:>13.1f} µs" for x in row))
 
 
-# --- fitting (run once, by hand; the result is pasted into lcel_agent/memory/counters.py) -------
+# --- fitting (run once, by hand; the result is pasted into lcel_agent/memory/_estimate.py) -------
 
 
 def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:

@@ -18,11 +18,12 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from ._cli_status import EXIT_CODES, EXIT_USAGE
 from ._redact import redact, register_secret
-from .cli import DEMO_TASK, EXIT_CODES, EXIT_USAGE
 from .errors import ConfigurationError
 from .memory import SlidingWindowMemory
 from .state import AgentResult, StepRecord
+from .testing.tasks import ARTICLE_TASK
 
 __all__ = ["dispatch", "window_warning"]
 
@@ -251,9 +252,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
         try:
             return _finish(
-                lambda config: agent.stream(DEMO_TASK, config),
+                lambda config: agent.stream(ARTICLE_TASK.prompt, config),
                 args,
-                DEMO_TASK,
+                ARTICLE_TASK.prompt,
                 facts,
                 extra,
                 llm_timeout=10.0,

@@ -27,28 +27,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from ._cli_status import EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
 from ._redact import redact
 from .batch import _cli as batch_cli
 
 __all__ = ["EXIT_CODES", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "build_parser", "main"]
-
-#: The exit status for each stop reason (keys are ``StopReason`` values; it is a str enum).
-EXIT_CODES: dict[str, int] = {
-    "final": 0,
-    "max_loops": 3,
-    "max_errors": 4,
-    "drift": 5,
-    "llm_error": 6,
-    "budget": 7,
-}
-#: Bad arguments, a missing key, an invalid configuration.
-EXIT_USAGE = 2
-#: A bug: the run raised (it never should for anything the model or a tool did).
-EXIT_INTERNAL = 1
-#: Interrupted (Ctrl-C): 128 + SIGINT, as shells report it.
-EXIT_INTERRUPTED = 130
-
-DEMO_TASK = "查询北京和上海今天的天气，然后百度搜索“台风最新路径”，最后总结这两条信息"
 
 # The epilog, one paragraph each, so a new section (a command, a limit) is one more entry.
 _EPILOG_PARTS = (

@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any, Protocol, TextIO
 
-from ._summary import Tally
+from ._tally import Tally
 
 __all__ = ["Display", "make_display", "status_line"]
 

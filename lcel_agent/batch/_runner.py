@@ -31,7 +31,8 @@ from ._limiter import check_rate
 from ._local import Executor, LocalExecutor, WorkerLost
 from ._progress import Display, make_display
 from ._store import ResultStore
-from ._summary import BatchSummary, Tally
+from ._summary import BatchSummary
+from ._tally import Tally
 from .errors import BatchError, BatchInterrupted, BatchRunError
 
 __all__ = ["arun_batch", "run_batch"]

@@ -7,24 +7,27 @@ stored by lcel_agent 0.1: turns as plain message lists) still loads.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from langchain_core.messages import messages_from_dict, messages_to_dict
 
 from lcel_agent.errors import ConfigurationError
 
+from ._rules import WindowRules
 from .compaction import Compactor, Digest
 from .counters import TokenCounter
-
-if TYPE_CHECKING:
-    from .window import SlidingWindowMemory
 
 __all__ = ["FORMAT_VERSION", "dump", "load"]
 
 FORMAT_VERSION = 2
 
+# The window's state is declared by WindowRules, below both window.py and this module,
+# so this module reads and rebuilds a window without importing window.py (which imports it).
+_W = TypeVar("_W", bound=WindowRules)
 
-def dump(memory: SlidingWindowMemory) -> dict[str, Any]:
+
+def dump(memory: WindowRules) -> dict[str, Any]:
     """``memory`` as a JSON-safe dict (``SlidingWindowMemory.to_dict``)."""
     system, question = memory._system, memory._question
     return {
@@ -40,22 +43,22 @@ def dump(memory: SlidingWindowMemory) -> dict[str, Any]:
             }
             for turn in memory._turns
         ],
-        "digest": memory.digest.to_dict(),
+        "digest": memory._digest.to_dict(),
         "history": memory._history,
-        "evicted": memory.evicted,
-        "truncated": memory.truncated,
-        "compacted": memory.compacted,
+        "evicted": memory._evicted,
+        "truncated": memory._truncated,
+        "compacted": memory._compacted,
     }
 
 
 def load(
-    cls: type[SlidingWindowMemory],
+    cls: Callable[[int, TokenCounter | str | None, Compactor | None], _W],
     data: dict[str, Any],
     counter: TokenCounter | str | None,
     *,
     max_tokens: int | None,
     compactor: Compactor | None,
-) -> SlidingWindowMemory:
+) -> _W:
     """A window rebuilt from :func:`dump`'s dict (``SlidingWindowMemory.from_dict``)."""
     version = data.get("version")
     if version not in (1, FORMAT_VERSION):

@@ -11,20 +11,13 @@
 Pytest fixtures: ``pytest_plugins = ["lcel_agent.testing.fixtures"]``.
 """
 
-from .article import (
-    ADCODES,
-    ARTICLE_TASK,
-    LONG_TASK,
-    STRESS_TASK,
-    ArticleTaskModel,
-    NoiseProfile,
-    WeatherSearchTask,
-)
+from .article import ArticleTaskModel
 from .fake import APIStatusFault, FunctionChatModel, ScriptedChatModel
 from .faults import Fault, FaultProfile, FaultSpec, Latency
 from .policies import Reply, ScriptedPolicy, ScriptExhaustedError
 from .server import RecordedRequest, SimulatedOpenAIServer, completion_tokens, prompt_tokens
 from .services import FakeAmapServer, FakeBaiduServer, use_services
+from .tasks import ADCODES, ARTICLE_TASK, LONG_TASK, STRESS_TASK, NoiseProfile, WeatherSearchTask
 
 __all__ = [
     "ADCODES",

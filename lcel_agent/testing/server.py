@@ -27,15 +27,8 @@ from collections.abc import Iterable
 from types import TracebackType
 from typing import Any, Self
 
-from lcel_agent.testing._http import (
-    Counter,
-    RecordedRequest,
-    _Handler,
-    _HTTPServer,
-    completion_tokens,
-    cut_reply,
-    prompt_tokens,
-)
+from lcel_agent.testing._http import RecordedRequest, _Handler, _HTTPServer
+from lcel_agent.testing._usage import Counter, completion_tokens, cut_reply, prompt_tokens
 from lcel_agent.testing.faults import Fault, FaultProfile, FaultSampler, FaultSpec, Latency
 from lcel_agent.testing.policies import Policy, Reply, ReplyLike, ScriptedPolicy, to_reply
 

@@ -45,7 +45,7 @@ from lcel_agent.batch import (
 )
 from lcel_agent.batch._items import Item
 from lcel_agent.batch._progress import _Bar, status_line
-from lcel_agent.batch._summary import Tally
+from lcel_agent.batch._tally import Tally
 from lcel_agent.batch._work import run_item
 from lcel_agent.errors import ConfigurationError
 from lcel_agent.report import read_results, render_batch

@@ -1,8 +1,13 @@
-"""Modules import downward only: the shared helpers live below both of their users."""
+"""Modules import downward only: the shared helpers live below both of their users.
+
+Every import counts, ``TYPE_CHECKING`` blocks and imports inside functions included: a
+circle a reader has to hold in their head is a circle, whenever Python runs it.
+"""
 
 from __future__ import annotations
 
 import ast
+import graphlib
 from pathlib import Path
 
 import pytest
@@ -10,20 +15,125 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "lcel_agent"
 
 
-def imported(path: Path) -> set[str]:
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    """``lcel_agent.memory.window`` for ``lcel_agent/memory/window.py`` (a package's
+    ``__init__.py`` is the package itself)."""
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path, package: Path = PACKAGE) -> set[str]:
     """Every module ``path`` imports (TYPE_CHECKING blocks included), as absolute names."""
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    package = parts[:-1]  # the package a relative import starts from (for __init__ too)
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    base_package = parts[:-1]  # the package a relative import starts from (for __init__ too)
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            base = list(base_package[: len(base_package) - node.level + 1]) if node.level else []
             module = ".".join([*base, *(node.module.split(".") if node.module else [])])
             names.add(module)
             names.update(f"{module}.{alias.name}" for alias in node.names)
     return names
+
+
+def _edges(path: Path, package: Path, modules: set[str]) -> set[str]:
+    """The modules of the package that ``path`` imports."""
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    base_package = parts[:-1]
+    edges: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            edges.update(alias.name for alias in node.names if alias.name in modules)
+        elif isinstance(node, ast.ImportFrom):
+            base = list(base_package[: len(base_package) - node.level + 1]) if node.level else []
+            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            named = [f"{module}.{alias.name}" for alias in node.names]
+            edges.update(n for n in named if n in modules)
+            if module in modules and not all(n in modules for n in named):
+                edges.add(module)
+    return edges
+
+
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Each module of ``package`` -> the modules of the package it imports.
+
+    ``from . import texts`` is an import of ``texts``, not of the package's ``__init__``
+    (which runs first, but is not what the module uses); ``from .memory import X`` of a
+    name that is not a module is an import of the package's ``__init__``, its facade.
+    """
+    files = {module_name(p, package): p for p in package.rglob("*.py")}
+    return {name: _edges(path, package, set(files)) - {name} for name, path in files.items()}
+
+
+def find_circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of ``graph`` (its modules in order, the first repeated), or None."""
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:
+        return list(reversed(exc.args[1]))
+    return None
+
+
+def test_the_package_has_no_import_circle():
+    circle = find_circle(import_graph())
+    assert circle is None, "import circle: " + " -> ".join(circle or ())
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root / "pkg"
+
+
+def test_a_type_checking_import_up_is_a_circle(tmp_path):
+    # The check must be able to fail, and must not forgive an import only mypy runs.
+    package = _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/errors.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from .state import Result\n"
+            ),
+            "pkg/state.py": "from .errors import Oops\n",
+            "pkg/cli.py": "def main():\n    from . import state\n",
+        },
+    )
+    circle = find_circle(import_graph(package))
+    assert circle is not None and set(circle) == {"pkg.errors", "pkg.state"}
+
+
+def test_a_circle_through_a_function_level_import_or_a_facade_is_found(tmp_path):
+    package = _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/room/__init__.py": "from .window import Window\n",
+            "pkg/room/window.py": "from pkg.base import Base\n",
+            "pkg/base.py": "def make():\n    from pkg.room import Window\n",
+        },
+    )
+    circle = find_circle(import_graph(package))
+    assert circle is not None and {"pkg.base", "pkg.room", "pkg.room.window"} <= set(circle)
+
+
+def test_importing_a_sibling_module_from_the_package_is_no_edge_to_its_facade(tmp_path):
+    # `from .. import texts` uses texts, not the package's __init__ that imports everything.
+    package = _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .stages.prompt import Prompt\n",
+            "pkg/texts.py": "",
+            "pkg/stages/__init__.py": "",
+            "pkg/stages/prompt.py": "from .. import texts\n",
+        },
+    )
+    graph = import_graph(package)
+    assert graph["pkg.stages.prompt"] == {"pkg.texts"}
+    assert find_circle(graph) is None
 
 
 @pytest.mark.parametrize(
@@ -33,6 +143,10 @@ def imported(path: Path) -> set[str]:
         ("conversation/history.py", "lcel_agent.stages"),
         ("conversation/inputs.py", "lcel_agent.stages"),
         ("testing/_http.py", "lcel_agent.testing.server"),
+        ("errors.py", "lcel_agent.state"),
+        ("result.py", "lcel_agent.errors"),
+        ("batch/_summary.py", "lcel_agent.batch._work"),
+        ("_cli_commands.py", "lcel_agent.cli"),
     ],
 )
 def test_a_lower_module_does_not_reach_up(lower, upper):

@@ -1,6 +1,6 @@
 """Texts for fitting and checking the token estimate (written for this project).
 
-``CALIBRATION`` is what the weights in ``lcel_agent/memory/counters.py`` were fitted on
+``CALIBRATION`` is what the weights in ``lcel_agent/memory/_estimate.py`` were fitted on
 (``python benchmarks/memory_scaling.py --fit``); ``HELD_OUT`` is never used for
 fitting and is what the tests and docs/memory.md report the error on. The
 categories are the kinds of text an agent's memory holds: Chinese and English

@@ -14,7 +14,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from lcel_agent.errors import ConfigurationError
-from lcel_agent.memory import counters as tokens
+from lcel_agent.memory import _tiktoken as tokens
 from lcel_agent.tokens import (
     MESSAGE_OVERHEAD,
     TiktokenCounter,
