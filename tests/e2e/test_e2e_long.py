@@ -3,8 +3,9 @@
 Round 1's window could not do these: eight cities and a search needed about 575
 tokens of turns where the 800-token window left 515, the oldest results were
 evicted and the model asked for them again until a limit stopped it. With the
-default compaction every fact stays in view as a line, and every call's prompt,
-as the server counts it, stays under the window's budget. Without it, the
+default compaction every fact stays in view (the newest turns word for word, the
+older ones as lines), and every call's prompt, as the server counts it, stays
+under the window's budget. Without it, the
 stress task (25 facts) still loses its oldest facts.
 """
 
@@ -88,5 +89,7 @@ def test_the_stress_task_keeps_25_facts_in_800_tokens(services, mode):
     assert len([a for s in result.steps for a in s.actions if not a.is_final]) >= 25
     assert max(s.window_tokens for s in result.steps) <= 800
     # The window counts with the fast estimate, within a few per cent of the tokenizer
-    # (docs/memory.md): the full window may cost the server a little more than 800.
-    assert max(prompts) <= 800 * 1.06
+    # (docs/memory.md): the full window may cost the server a little more than 800. Here
+    # the digest keeps each search line's first hit whole, link included, and the
+    # estimate runs about 11 % low on percent-encoded links, so the margin is 8 %.
+    assert max(prompts) <= 800 * 1.08
