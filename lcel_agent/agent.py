@@ -55,6 +55,7 @@ from .stages import (
     without_client_retries,
 )
 from .stages.dispatch import Approve
+from .stages.prompt import tool_arguments
 from .structured import ResponseFormat
 
 __all__ = ["create_agent", "run_agent"]
@@ -290,6 +291,8 @@ def create_agent(
 
     model = without_client_retries(chat, llm_timeout)
     tool_calling = protocol == "tool_calling"
+    # Each tool's argument names: the parsers read `get_weather(city)` as get_weather.
+    arguments = {t.name: list(tool_arguments(t)) for t in tool_list}
     bound = _bind_tools(model, tool_list, parallel_tool_calls) if tool_calling else model
     built: dict[str, Runnable[Any, Any]] = {
         "assemble_prompt": AssemblePrompt(),
@@ -304,9 +307,9 @@ def create_agent(
         ),
         "clean_json": KeepReply() if tool_calling else CleanJson(),
         "parse_action": (
-            ParseToolCalls(response_format=fmt)
+            ParseToolCalls(response_format=fmt, tools=arguments)
             if tool_calling
-            else ParseAction(response_format=fmt)
+            else ParseAction(response_format=fmt, tools=arguments)
         ),
         "dispatch_tools": DispatchTools(
             tool_list,

@@ -4,6 +4,10 @@ Models asked for "JSON only" still wrap it in markdown fences, put a sentence
 before or after it, or embed it in prose. :func:`extract_json` tries, in order:
 the whole text, each fenced block, then every ``{`` or ``[`` from left to right
 with a real JSON decoder, and returns the first object or list it can read.
+Failing that, it reads JSON as models write it (a line break inside a string,
+Python quotes, trailing commas, a comment after the object: see
+:mod:`lcel_agent.stages._repair`), but only a whole object or list: a reply cut
+off mid-value is never completed into an action.
 
 Works on its own in any chain::
 
@@ -29,6 +33,7 @@ from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import AgentState, RunError
 from ..texts import FORMAT_REPROMPT
 from ._base import Stage
+from ._repair import read_lenient
 
 __all__ = ["CleanJson", "KeepReply", "extract_json", "message_text"]
 
@@ -74,6 +79,9 @@ def extract_json(text: str) -> dict[str, Any] | list[Any]:
         value = _scan(candidate)
         if value is not None:
             return value  # type: ignore[no-any-return]
+    repaired = read_lenient(stripped)
+    if repaired is not None:
+        return repaired
     preview = stripped[:80] + ("…" if len(stripped) > 80 else "")
     raise ActionParseError(
         f"no JSON object or list in the reply: {preview!r}",

@@ -4,9 +4,15 @@ Two parsers, one per protocol, each replacing the other under the same stage nam
 
 * :class:`ParseAction` (JSON protocol) reads ``state.parsed``: one object
   ``{"action": ..., "action_input": ...}`` or a list of them (parallel actions).
+  The other shapes models write (``{"name", "arguments"}``, a tool with its
+  signature, arguments inline or as JSON text) are read where unambiguous: see
+  :mod:`lcel_agent.stages._shapes`.
 * :class:`ParseToolCalls` (tool-calling protocol) reads ``AIMessage.tool_calls``;
-  a reply without tool calls is the final answer, and a call of a tool named
-  ``final`` is an ``unknown_tool`` error (no tool may have that name).
+  a reply without tool calls is the final answer, unless its text is a tool call
+  written out (plain JSON, fenced, or in ``<tool_call>`` tags) naming one of the
+  agent's tools, as models behind servers that do not parse calls write them.
+  A call of a tool named ``final`` is an ``unknown_tool`` error (no tool may
+  have that name).
 
 Shape rules (a violation is a ``format`` error): every action is an object with a
 non-empty string ``action`` and an ``action_input`` key; a list is not empty;
@@ -19,6 +25,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import re
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -30,9 +38,10 @@ from ..state import FINAL_ACTION, Action, AgentState, RunError
 from ..structured import ResponseFormat
 from ..texts import ANSWER_FORMAT_REPROMPT, FINAL_NOT_A_TOOL, FORMAT_REPROMPT
 from ._base import Stage
+from ._shapes import ShapeError, read_action
 from .clean import extract_json
 
-__all__ = ["ParseAction", "ParseToolCalls", "final_text", "parse_actions"]
+__all__ = ["ParseAction", "ParseToolCalls", "final_text", "parse_actions", "text_tool_calls"]
 
 
 def final_text(value: Any) -> str:
@@ -50,24 +59,29 @@ def _reject(why: str, value: Any) -> ActionParseError:
     )
 
 
-def _one(item: Any) -> Action:
-    if not isinstance(item, dict):
-        raise _reject(f"an action must be a JSON object, not {type(item).__name__}", item)
-    name = item.get("action")
-    if not isinstance(name, str) or not name.strip():
-        raise _reject("the action has no 'action' name", item)
-    if "action_input" not in item:
-        raise _reject("the action has no 'action_input'", item)
-    name = name.strip()
-    if name.lower() == FINAL_ACTION:
-        if item["action_input"] is None:
-            raise _reject("the final action has no answer", item)
-        return Action(FINAL_ACTION, item["action_input"])
-    return Action(name, item["action_input"])
+def _one(
+    item: Any, tools: Collection[str], arguments: Mapping[str, Collection[str]] | None
+) -> Action:
+    try:
+        name, value = read_action(item, tools, arguments)
+    except ShapeError as exc:
+        raise _reject(str(exc), item) from None
+    if name == FINAL_ACTION and value is None:
+        raise _reject("the final action has no answer", item)
+    return Action(name, value)
 
 
-def parse_actions(value: Any) -> tuple[Action, ...]:
+def parse_actions(
+    value: Any,
+    tools: Collection[str] = (),
+    arguments: Mapping[str, Collection[str]] | None = None,
+) -> tuple[Action, ...]:
     """Validate a parsed JSON value and return its actions.
+
+    Args:
+        value: one action object or a list of them.
+        tools: the agent's tool names, so ``get_weather(city)`` reads as ``get_weather``.
+        arguments: each tool's argument names (see :func:`~lcel_agent.stages._shapes.read_action`).
 
     Raises:
         ActionParseError: when the value breaks a shape rule (see the module docstring).
@@ -75,10 +89,39 @@ def parse_actions(value: Any) -> tuple[Action, ...]:
     items = value if isinstance(value, list) else [value]
     if not items:
         raise _reject("the action list is empty", value)
-    actions = tuple(_one(item) for item in items)
+    actions = tuple(_one(item, tools, arguments) for item in items)
     if len(actions) > 1 and any(a.is_final for a in actions):
         raise _reject("'final' cannot be mixed with other actions", value)
     return actions
+
+
+# A tool call as Qwen-style chat templates write it in text.
+_TAGGED = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
+
+
+def text_tool_calls(
+    text: str, tools: Collection[str], arguments: Mapping[str, Collection[str]] | None = None
+) -> tuple[Action, ...]:
+    """The tool calls written out as text in ``text``, or () when it is not one.
+
+    Read as calls only when every object found names one of ``tools`` (an answer that
+    merely contains some JSON stays an answer).
+    """
+    if not tools:
+        return ()
+    tagged = [m.group(1) for m in _TAGGED.finditer(text)]
+    try:
+        values = [extract_json(t) for t in tagged] if tagged else [extract_json(text)]
+    except ActionParseError:
+        return ()
+    items = [item for v in values for item in (v if isinstance(v, list) else [v])]
+    try:
+        read = [read_action(item, tools, arguments) for item in items]
+    except ShapeError:
+        return ()
+    if not read or any(name not in tools for name, _ in read):
+        return ()
+    return tuple(Action(name, value) for name, value in read)
 
 
 def _format_error(state: AgentState, stage: str, exc: Exception) -> AgentState:
@@ -112,33 +155,79 @@ def _with_actions(
     return dataclasses.replace(state, actions=actions, loop_error=error)
 
 
+def _with_written_calls(
+    state: AgentState, written: tuple[Action, ...], tools: Mapping[str, Collection[str]]
+) -> AgentState:
+    """Make calls written as text native: ids, and the reply carrying them as ``tool_calls``.
+
+    The transcript then answers each with a ToolMessage, as for a call the server parsed.
+    """
+    assert state.reply is not None
+    actions = tuple(
+        dataclasses.replace(a, call_id=f"call_text_{state.loops}_{i}")
+        for i, a in enumerate(written)
+    )
+    calls = [
+        {
+            "name": a.tool,
+            "args": _as_args(a.tool_input, tools.get(a.tool, ())),
+            "id": a.call_id,
+            "type": "tool_call",
+        }
+        for a in actions
+    ]
+    # The calls now travel as tool_calls; left in the text too, a chat template that renders
+    # tool_calls would show the model each call twice. Prose around tagged calls stays.
+    text = message_text(state.reply)
+    words = _TAGGED.sub("", text).strip() if _TAGGED.search(text) else ""
+    reply = state.reply.model_copy(
+        update={"content": words, "tool_calls": calls, "invalid_tool_calls": []}
+    )
+    return dataclasses.replace(state, actions=actions, reply=reply)
+
+
+def _as_args(value: Any, arguments: Collection[str]) -> dict[str, Any]:
+    """A call's input as the arguments object a tool call carries."""
+    if isinstance(value, dict):
+        return value
+    names = list(arguments)
+    return {names[0] if len(names) == 1 else "input": value}
+
+
 class ParseAction(Stage):
     """JSON protocol: ``state.parsed`` → ``state.actions`` (or a value → actions).
 
     Args:
         response_format: when set, a final answer that does not fit it is a
             ``format`` loop error telling the model what is wrong.
+        tools: the agent's tool names and each one's argument names, so a tool written
+            with its signature (``get_weather(city)``) is read as that tool.
     """
 
     name = "parse_action"
 
     def __init__(
-        self, *, response_format: ResponseFormat | None = None, name: str | None = None
+        self,
+        *,
+        response_format: ResponseFormat | None = None,
+        tools: Mapping[str, Collection[str]] | None = None,
+        name: str | None = None,
     ) -> None:
         super().__init__(name=name)
         self.response_format = response_format
+        self.tools: Mapping[str, Collection[str]] = dict(tools or {})
 
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None or state.loop_error is not None or state.reply is None:
             return state
         try:
-            actions = parse_actions(state.parsed)
+            actions = parse_actions(state.parsed, self.tools, self.tools)
         except ActionParseError as exc:
             return _format_error(state, self.name or "parse_action", exc)
         return _with_actions(state, self.name or "parse_action", actions, self.response_format)
 
     def run_standalone(self, value: Any, config: RunnableConfig) -> Any:
-        return parse_actions(value)
+        return parse_actions(value, self.tools, self.tools)
 
 
 class ParseToolCalls(Stage):
@@ -146,15 +235,22 @@ class ParseToolCalls(Stage):
 
     Args:
         response_format: as for :class:`ParseAction`; the answer text is read as JSON.
+        tools: the agent's tool names and each one's argument names: a reply whose text
+            is a call of one of them, written out, is read as that call.
     """
 
     name = "parse_action"
 
     def __init__(
-        self, *, response_format: ResponseFormat | None = None, name: str | None = None
+        self,
+        *,
+        response_format: ResponseFormat | None = None,
+        tools: Mapping[str, Collection[str]] | None = None,
+        name: str | None = None,
     ) -> None:
         super().__init__(name=name)
         self.response_format = response_format
+        self.tools: Mapping[str, Collection[str]] = dict(tools or {})
 
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         reply = state.reply
@@ -184,6 +280,9 @@ class ParseToolCalls(Stage):
             )
             return dataclasses.replace(state, actions=actions)
         answer = message_text(reply).strip()
+        written = text_tool_calls(answer, self.tools, self.tools)
+        if written:
+            return _with_written_calls(state, written, self.tools)
         if not answer:
             return _format_error(
                 state, stage, ValueError("the reply has neither tool calls nor text")

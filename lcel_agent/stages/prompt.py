@@ -12,6 +12,7 @@ the tools' names, descriptions and schemas.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,11 +25,11 @@ from .. import texts
 from ..state import AgentState, Usage
 from ._base import Stage
 
-__all__ = ["AssemblePrompt", "build_system_prompt", "tool_signature"]
+__all__ = ["AssemblePrompt", "build_system_prompt", "tool_arguments", "tool_signature"]
 
 
-def _arguments(tool: BaseTool) -> dict[str, Any]:
-    """The arguments the model fills in (injected ones are not shown to it)."""
+def tool_arguments(tool: BaseTool) -> dict[str, Any]:
+    """The arguments the model fills in, name -> JSON schema (injected ones are not shown)."""
     # The same schema bind_tools sends: built from tool_call_schema, on every stack.
     parameters = convert_to_openai_tool(tool)["function"].get("parameters") or {}
     return dict(parameters.get("properties") or {})
@@ -38,21 +39,30 @@ def _is_single_string(arguments: dict[str, Any]) -> bool:
     return len(arguments) == 1 and next(iter(arguments.values())).get("type", "string") == "string"
 
 
-def tool_signature(tool: BaseTool) -> str:
-    """A tool as one line of the prompt: ``name(arg: what it is): what the tool does``.
-
-    A one-string tool's argument is described by its field description; an
-    object-taking tool's arguments by their types.
-    """
-    arguments = _arguments(tool)
+def _input(arguments: dict[str, Any]) -> str:
+    """How a tool's input reads in its line: one string's name and meaning, else the object."""
     if _is_single_string(arguments):
         ((field, spec),) = arguments.items()
-        described = spec.get("description")
-        inside = f"{field}: {described}" if described else field
-    else:
-        inside = ", ".join(f"{name}: {spec.get('type', 'any')}" for name, spec in arguments.items())
+        described = " ".join(str(spec.get("description") or "").split())
+        return f"{field} ({described})" if described else field
+    inside = ", ".join(f'"{name}": <{spec.get("type", "any")}>' for name, spec in arguments.items())
+    return "{" + inside + "}"
+
+
+def _example_input(arguments: dict[str, Any]) -> Any:
+    if _is_single_string(arguments):
+        return f"<{next(iter(arguments))}>"
+    return {name: f"<{name}>" for name in arguments}
+
+
+def tool_signature(tool: BaseTool) -> str:
+    """A tool as one line of the JSON protocol's prompt: name, what it does, its input."""
     description = " ".join((tool.description or "").split())
-    return f"{tool.name}({inside})" + (f": {description}" if description else "")
+    if description and description[-1] not in ".。!！?？":
+        description += "."
+    return texts.JSON_TOOL.format(
+        name=tool.name, description=description, input=_input(tool_arguments(tool))
+    )
 
 
 def build_system_prompt(
@@ -62,18 +72,24 @@ def build_system_prompt(
     persona: str | None = None,
     parallel: bool = True,
 ) -> str:
-    """The system prompt: the persona, then (JSON protocol) the tools and the reply format.
+    """The system prompt: the persona, then (JSON protocol) the tools and the reply forms.
 
-    Every line is paid for on every model call, so it says each thing once.
+    Every line is paid for on every model call, so it says each thing once; and it says
+    plainly how to call a tool and how to answer, with the agent's own first tool as the
+    example (measured on small open models: docs/benchmarks.md, "Real models").
     """
     if protocol != "json":  # the tools travel with the request, described by the API
         return persona or texts.TOOL_CALLING_PERSONA
     head = persona or texts.DEFAULT_PERSONA
-    lines = [head, *(f"- {tool_signature(tool)}" for tool in tools)]
-    objects = not all(_is_single_string(_arguments(tool)) for tool in tools)
-    lines.append(texts.JSON_FORMAT + (texts.JSON_OBJECT_INPUT if objects else ""))
-    if parallel:
-        lines.append(texts.JSON_PARALLEL)
+    lines = [head, *(tool_signature(tool) for tool in tools), texts.JSON_FORMAT]
+    if tools:
+        example = {
+            "action": tools[0].name,
+            "action_input": _example_input(tool_arguments(tools[0])),
+        }
+        call = texts.JSON_CALL.format(example=json.dumps(example, ensure_ascii=False))
+        lines.append(call + (texts.JSON_PARALLEL if parallel else ""))
+    lines.append(texts.JSON_FINAL)
     lines.append(texts.DATA_NOT_INSTRUCTIONS)
     return "\n".join(lines)
 

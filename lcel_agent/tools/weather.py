@@ -91,6 +91,9 @@ class WeatherTool(HttpTool):
     description: str = "中国城市的实时天气"
     args_schema: type[WeatherInput] = WeatherInput
     # The HTTP limits are HttpTool's defaults: 5 s per attempt, 12 s in all, 2 attempts.
+    detailed: bool = False
+    """Write all of Amap's live fields (wind, report time, province, adcode: about 80
+    characters a line) instead of the article's weather, temperature and humidity."""
 
     def _call(self, city: str) -> str:
         if problem := _check_city(city):
@@ -112,10 +115,10 @@ class WeatherTool(HttpTool):
         )
         if isinstance(answer, str):
             return answer
-        return redact(self._read(answer, city), [key])
+        return redact(self._read(answer, city, detailed=self.detailed), [key])
 
     @staticmethod
-    def _read(response: requests.Response, city: str) -> str:
+    def _read(response: requests.Response, city: str, *, detailed: bool = False) -> str:
         if response.status_code != 200:
             return f"ERROR: {_SERVICE} answered HTTP {response.status_code}"
         try:
@@ -134,10 +137,17 @@ class WeatherTool(HttpTool):
             )
         live = lives[0]
         try:
-            return (
+            line = (
                 f"{live['city']}天气：{live['weather']}，温度{live['temperature']}℃，"
                 f"湿度{live['humidity']}%"
             )
+            if detailed:
+                line += (
+                    f"，风向{live['winddirection']}风，风力{live['windpower']}级，"
+                    f"数据发布于{live['reporttime']}，所属省份{live['province']}，"
+                    f"城市编码(adcode){live['adcode']}"
+                )
+            return line
         except KeyError as missing:
             return f"ERROR: {_SERVICE} answered without the field {missing}"
 

@@ -75,7 +75,10 @@ def test_history_is_trimmed_by_the_window(run, weather, act):
     text = "\n".join(str(m.content) for m in prompt)
     assert len(text) < sum(len(str(m.content)) for m in old) / 4
     assert prompt[-1].content.startswith("最新的问题")  # the task is pinned, never evicted
-    assert "问题38" in text and "问题0 " not in text  # the newest history stays, the oldest went
+    # The newest exchange stays whole (never cut for older lines), the oldest went.
+    contents = [m.content for m in prompt]
+    assert "问题39 " * 30 in contents and "答39 " * 30 in str(contents)
+    assert "问题0 " not in text
 
 
 def test_a_system_message_becomes_the_persona(run, weather, act):

@@ -15,6 +15,16 @@ def test_success_keeps_the_exact_format(services, call):
     assert call(get_weather, "北京") == "北京市天气：晴，温度25℃，湿度40%"
 
 
+def test_a_detailed_line_holds_all_of_amaps_live_fields(services, call):
+    line = call(WeatherTool(detailed=True), "北京")
+    assert line == (
+        "北京市天气：晴，温度25℃，湿度40%，风向西北风，风力≤3级，"
+        "数据发布于2025-07-01 10:00:00，所属省份北京，城市编码(adcode)110000"
+    )
+    assert 80 <= len(line) <= 120  # as long as the lines real Amap answers make
+    assert call(WeatherTool(detailed=True), "火星").startswith("ERROR:")
+
+
 @pytest.mark.parametrize(
     ("city", "expected"),
     [

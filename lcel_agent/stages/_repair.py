@@ -1,0 +1,95 @@
+"""Read JSON the way models write it, without ever completing what was cut off.
+
+Small models asked for JSON write it almost right: a line break inside a string
+(a summary of several lines), Python quotes, a trailing comma, a comment after
+the object. :func:`read_lenient` accepts those, using ``json-repair`` for the
+repair itself. What it never does is finish a value: the text must hold a whole
+object or list (every bracket closed, every string ended) before anything is
+repaired, because a reply cut off mid-way is not an action (``json-repair``
+alone would happily close ``{"action": "final", "action_input": "hal`` and call
+it an answer).
+
+::
+
+    read_lenient('{"action": "final", "action_input": "line 1\\nline 2",}')
+    # {'action': 'final', 'action_input': 'line 1\\nline 2'}
+    read_lenient('{"action": "final", "action_input": "cut of')   # None
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import json_repair
+
+__all__ = ["read_lenient", "whole_spans"]
+
+_OPENERS = "{["
+# Starting points tried at most: a reply of prose full of braces costs no more than this.
+_MAX_STARTS = 64
+_CLOSERS = {"{": "}", "[": "]"}
+_QUOTES = "\"'"
+
+
+def _end_of_value(text: str, start: int) -> int | None:
+    """Index just past the object or list opening at ``start``, or None if it never closes.
+
+    Strings open with either quote and end at the same quote (a backslash escapes the
+    next character); brackets must close in order.
+    """
+    stack: list[str] = []
+    quote = ""
+    escaped = False
+    for index in range(start, len(text)):
+        char = text[index]
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+            continue
+        if char in _QUOTES:
+            quote = char
+        elif char in _CLOSERS:
+            stack.append(_CLOSERS[char])
+        elif char in "}]":
+            if not stack or stack.pop() != char:
+                return None
+            if not stack:
+                return index + 1
+    return None
+
+
+def whole_spans(text: str) -> Iterator[str]:
+    """Every complete ``{...}`` or ``[...]`` in ``text``, leftmost first (nested ones too)."""
+    starts = (index for index, char in enumerate(text) if char in _OPENERS)
+    for _, start in zip(range(_MAX_STARTS), starts, strict=False):
+        if (end := _end_of_value(text, start)) is not None:
+            yield text[start:end]
+
+
+def _load(span: str) -> Any:
+    try:
+        # strict=False lets control characters (a raw line break) stand inside strings.
+        return json.loads(span, strict=False)
+    except ValueError:
+        pass
+    try:
+        return json_repair.loads(span, skip_json_loads=True)
+    except (ValueError, RecursionError):
+        return None
+
+
+def read_lenient(text: str) -> dict[str, Any] | list[Any] | None:
+    """The first complete object or list in ``text``, repaired if need be; None if none."""
+    for span in whole_spans(text):
+        value = _load(span)
+        # The repair must keep the shape it was given: braces stay an object.
+        kind = dict if span.startswith("{") else list
+        if isinstance(value, kind) and value:
+            return value
+    return None

@@ -1,0 +1,146 @@
+"""Replies as real models write them: read where the meaning is unambiguous, never completed.
+
+Each shape here was written by a small open model (Qwen2.5-Coder 1.5B / 0.5B behind a
+llama.cpp server) in the real-model benchmark. Every test runs through ``invoke`` and
+``ainvoke`` (the ``run`` fixture).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from lcel_agent import ErrorClass, StopReason, create_agent
+from lcel_agent.testing.fake import ScriptedChatModel
+
+FINAL = '{"action": "final", "action_input": "北京晴"}'
+
+
+@pytest.mark.parametrize(
+    ("reply", "city"),
+    [
+        # Python quotes.
+        ("{'action': 'get_weather', 'action_input': '北京'}", "北京"),
+        # A trailing comma.
+        ('{"action": "get_weather", "action_input": "北京",}', "北京"),
+        # A comment after the object.
+        ('{"action": "get_weather", "action_input": "北京"} // 先查北京', "北京"),
+        # The tool with its signature, as a prompt may list it.
+        ('{"action": "get_weather(city)", "action_input": "北京"}', "北京"),
+        # The input written inside the signature.
+        ('{"action": "get_weather(\\"上海\\")"}', "上海"),
+        # The chat APIs' shape, arguments as JSON text.
+        ('{"name": "get_weather", "arguments": "{\\"city\\": \\"北京\\"}"}', "北京"),
+        # The chat APIs' shape, arguments as an object, inside "function".
+        (
+            '{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "杭州"}}}',
+            "杭州",
+        ),
+        # Arguments as an object, and inline beside the name.
+        ('{"action": "get_weather", "action_input": {"city": "北京"}}', "北京"),
+        ('{"action": "get_weather", "city": "南京"}', "南京"),
+        # Fenced, with prose around it.
+        (
+            '好的：\n```json\n{"action": "get_weather", "action_input": "北京"}\n```\n请执行。',
+            "北京",
+        ),
+    ],
+)
+def test_a_call_written_the_way_models_write_it_runs(run, weather, calls, reply, city):
+    llm = ScriptedChatModel([reply, FINAL])
+    result = run(create_agent(llm, [weather]))
+    assert result.stop_reason is StopReason.FINAL and result.output == "北京晴"
+    assert calls.items == [("get_weather", city)]
+    assert result.steps[0].error_class is None
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # A line break inside the answer's string, as models write summaries.
+        '{"action": "final", "action_input": "北京：晴\n上海：多云"}',
+        '{"action": "final", "action_input": "北京：晴\n上海：多云",}',
+        # The answer as the object's only key, and as final_answer.
+        '{"final": "北京：晴\n上海：多云"}',
+        '{"action": "Final Answer", "action_input": "北京：晴\n上海：多云"}',
+    ],
+)
+def test_a_multi_line_answer_is_the_answer(run, weather, reply):
+    result = run(create_agent(ScriptedChatModel([reply]), [weather]))
+    assert result.stop_reason is StopReason.FINAL
+    assert result.output == "北京：晴\n上海：多云"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # Cut off inside the answer: never completed into one.
+        '{"action": "final", "action_input": "北京：晴\n上海：',
+        # Cut off before the closing brace.
+        '{"action": "final", "action_input": "北京晴"',
+        # Cut off inside a call's input.
+        "{'action': 'get_weather', 'action_input': '北",
+    ],
+)
+def test_a_reply_cut_off_is_never_acted_on(run, weather, calls, reply):
+    result = run(create_agent(ScriptedChatModel([reply, reply]), [weather]))
+    assert result.stop_reason is StopReason.MAX_ERRORS and result.output is None
+    assert calls.items == []
+    assert {s.error_class for s in result.steps} == {ErrorClass.FORMAT}
+
+
+def test_two_different_names_are_not_guessed_between(run, weather, calls):
+    reply = '{"action": "get_weather", "name": "search_baidu", "action_input": "北京"}'
+    result = run(create_agent(ScriptedChatModel([reply, FINAL]), [weather]))
+    assert calls.items == [] and result.steps[0].error_class is ErrorClass.FORMAT
+    assert result.output == "北京晴"
+
+
+def test_a_misspelt_tool_is_still_unknown(run, weather, calls):
+    # A signature is taken off a name; a name is never corrected.
+    reply = '{"action": "get_wether(city)", "action_input": "北京"}'
+    result = run(create_agent(ScriptedChatModel([reply, FINAL]), [weather]))
+    assert calls.items == [] and result.steps[0].error_class is ErrorClass.UNKNOWN_TOOL
+
+
+# --- tool calls written as text under protocol="tool_calling" -------------------------------
+
+CALL = {"name": "get_weather", "arguments": {"city": "北京"}}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(CALL, ensure_ascii=False),
+        "```json\n" + json.dumps(CALL, ensure_ascii=False) + "\n```",
+        "<tool_call>\n" + json.dumps(CALL, ensure_ascii=False) + "\n</tool_call>",
+        '我来查一下。<tool_call>{"name": "get_weather", "arguments": "{\\"city\\": \\"北京\\"}"}</tool_call>',
+    ],
+    ids=["plain", "fenced", "tagged", "tagged-json-text"],
+)
+def test_a_tool_call_written_as_text_is_a_call(run, weather, calls, text):
+    llm = ScriptedChatModel([AIMessage(text), AIMessage("北京晴")])
+    result = run(create_agent(llm, [weather], protocol="tool_calling"))
+    assert calls.items == [("get_weather", "北京")]
+    assert result.stop_reason is StopReason.FINAL and result.output == "北京晴"
+    # The next prompt carries the call natively, answered by its ToolMessage.
+    second = llm.calls[1]
+    call_message = next(m for m in second if isinstance(m, AIMessage) and m.tool_calls)
+    (call,) = call_message.tool_calls
+    assert call["name"] == "get_weather" and call["args"] == {"city": "北京"}
+    # The call is not also left in the text (a template rendering tool_calls would show it
+    # twice); words beside a tagged call stay.
+    assert call_message.content in ("", "我来查一下。")
+    answer = second[second.index(call_message) + 1]
+    assert answer.type == "tool" and answer.tool_call_id == call["id"]
+    assert "北京市天气" in answer.content
+
+
+def test_text_naming_no_tool_is_the_answer(run, weather, calls):
+    text = '{"name": "张三", "arguments": {"age": 3}}'
+    result = run(
+        create_agent(ScriptedChatModel([AIMessage(text)]), [weather], protocol="tool_calling")
+    )
+    assert calls.items == [] and result.output == text
