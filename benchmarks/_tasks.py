@@ -40,6 +40,8 @@ class Profile:
     noise: NoiseProfile
     varied: bool = False
     """Draw where a cut-off reply is cut, which misspelling, which prose (see ArticleTaskModel)."""
+    long_lines: bool = False
+    """Weather lines as long as real Amap's (WeatherTool(detailed=True): 80-84 characters)."""
 
 
 PROFILE_A = Profile(
@@ -55,6 +57,8 @@ PROFILE_B = Profile(
 )
 """The second model: 10 % cut-off JSON (cut anywhere), 20 % prose around the JSON (four
 wordings), 5 % misspelt tools (five misspellings each), 5 % a repeated call."""
+PROFILE_A_LONG = Profile("A-long", PROFILE_A.noise, long_lines=True)
+"""Profile A's noise, with tool outputs as long as real Amap's (the memory's harder case)."""
 NOISE = PROFILE_A.noise
 RATE_LIMIT = 0.03
 """Share of model requests answered 429 (Retry-After 0.2 s)."""
@@ -63,9 +67,9 @@ AMAP_FAULT_RATE = 0.10
 LATENCY = Latency(fixed=0.05, per_output_token=0.002)
 
 
-def weather_tool() -> WeatherTool:
+def weather_tool(detailed: bool = False) -> WeatherTool:
     """get_weather with a short timeout and one attempt, so Amap faults reach the agent."""
-    return WeatherTool(request_timeout=0.3, time_limit=1.0, attempts=1)
+    return WeatherTool(request_timeout=0.3, time_limit=1.0, attempts=1, detailed=detailed)
 
 
 def succeeded(output: str | None, task: WeatherSearchTask) -> bool:
@@ -102,7 +106,8 @@ def run_framework(
             model="gpt-4o-mini", base_url=srv.base_url, api_key=SecretStr("sk-bench"), timeout=10
         )
         try:
-            agent = build(llm, [weather_tool(), search_baidu], max_loops=max_loops)
+            tools = [weather_tool(profile.long_lines), search_baidu]
+            agent = build(llm, tools, max_loops=max_loops)
         except Unavailable as exc:
             return {"framework": label, "unavailable": str(exc)}
         calls, prompt, completion, last, peak, walls, ok = [], [], [], [], [], [], 0

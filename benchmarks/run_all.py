@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         "settings": {
             "runs": runs, "stress_runs": stress_runs, "loop_runs": loop_runs, "loop_rounds": loop_rounds,
             "concurrent_tasks": tasks, "parallel_tool_runs": tool_runs,
-            "profiles": {p.name: {**vars(p.noise), "varied": p.varied} for p in (_tasks.PROFILE_A, _tasks.PROFILE_B)},
+            "profiles": {p.name: {**vars(p.noise), "varied": p.varied, "long_lines": p.long_lines} for p in (_tasks.PROFILE_A, _tasks.PROFILE_B, _tasks.PROFILE_A_LONG)},
             "rate_limit": _tasks.RATE_LIMIT,
             "amap_fault_rate": _tasks.AMAP_FAULT_RATE, "latency": vars(_tasks.LATENCY),
         },
@@ -142,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
         ("long_task", "1c. Eight cities then a search, profile A", _tasks.LONG_TASK, _tasks.PROFILE_A, runs, 20),
         ("long_task_noise_b", "1d. Eight cities then a search, profile B", _tasks.LONG_TASK, _tasks.PROFILE_B, max(1, runs * 2 // 5), 20),
         ("stress_task", "1e. The stress task: 22 cities then 3 searches, profile A", _tasks.STRESS_TASK, _tasks.PROFILE_A, stress_runs, 40),
+        ("task_long_lines", "1f. The article's task, profile A, Amap-length weather lines", _tasks.ARTICLE_TASK, _tasks.PROFILE_A_LONG, runs, 15),
+        ("long_task_long_lines", "1g. Eight cities then a search, profile A, Amap-length weather lines", _tasks.LONG_TASK, _tasks.PROFILE_A_LONG, runs, 20),
+        ("stress_task_long_lines", "1h. The stress task, profile A, Amap-length weather lines", _tasks.STRESS_TASK, _tasks.PROFILE_A_LONG, stress_runs, 40),
     ]  # fmt: skip
     if args.quick:  # one table, one run: the guard's time goes to part 2
         task_sections = task_sections[:1]
