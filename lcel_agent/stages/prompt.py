@@ -12,7 +12,6 @@ the tools' names, descriptions and schemas.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,12 +48,6 @@ def _input(arguments: dict[str, Any]) -> str:
     return "{" + inside + "}"
 
 
-def _example_input(arguments: dict[str, Any]) -> Any:
-    if _is_single_string(arguments):
-        return f"<{next(iter(arguments))}>"
-    return {name: f"<{name}>" for name in arguments}
-
-
 def tool_signature(tool: BaseTool) -> str:
     """A tool as one line of the JSON protocol's prompt: name, what it does, its input."""
     description = " ".join((tool.description or "").split())
@@ -75,20 +68,15 @@ def build_system_prompt(
     """The system prompt: the persona, then (JSON protocol) the tools and the reply forms.
 
     Every line is paid for on every model call, so it says each thing once; and it says
-    plainly how to call a tool and how to answer, with the agent's own first tool as the
-    example (measured on small open models: docs/benchmarks.md, "Real models").
+    plainly how to call a tool and how to answer (measured on small open models:
+    docs/benchmarks.md, "Real models").
     """
     if protocol != "json":  # the tools travel with the request, described by the API
         return persona or texts.TOOL_CALLING_PERSONA
     head = persona or texts.DEFAULT_PERSONA
     lines = [head, *(tool_signature(tool) for tool in tools), texts.JSON_FORMAT]
     if tools:
-        example = {
-            "action": tools[0].name,
-            "action_input": _example_input(tool_arguments(tools[0])),
-        }
-        call = texts.JSON_CALL.format(example=json.dumps(example, ensure_ascii=False))
-        lines.append(call + (texts.JSON_PARALLEL if parallel else ""))
+        lines.append(texts.JSON_CALL + (texts.JSON_PARALLEL if parallel else ""))
     lines.append(texts.JSON_FINAL)
     lines.append(texts.DATA_NOT_INSTRUCTIONS)
     return "\n".join(lines)

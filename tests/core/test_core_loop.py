@@ -166,7 +166,7 @@ def test_drift_after_failure_nudges_once_then_stops(run, weather, calls, act):
     assert result.loops == 3
     assert calls.items == [("get_weather", "火星")]  # the repeats were never run
     assert result.steps[1].error_class is ErrorClass.DRIFT
-    assert "repeated" in llm.calls[2][-1].content
+    assert "already made the call get_weather" in llm.calls[2][-1].content
     assert result.error is not None and result.error.error_class is ErrorClass.DRIFT
 
 
