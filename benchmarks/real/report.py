@@ -130,7 +130,7 @@ def plots(rows: list[dict[str, Any]], folder: Path) -> list[Path]:
     # A row whose runs made one call each has no share: left out of that panel, not drawn 0.
     with_share = {
         section: [
-            {k: v for k, v in r.items() if k != "prefix_share" or v is not None} for r in rows
+            {k: v for k, v in r.items() if k != "prefix_share" or v is not None} for r in part
         ]
         for section, part in results.items()
     }
