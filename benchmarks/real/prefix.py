@@ -7,7 +7,10 @@ faster here and cheaper there. Two measures, both per model call:
 
 - ``prefix_share``: the prompt's tokens (rendered with the server's own chat template
   and tokenizer, see ``_render_worker``) that repeat the previous call's prompt from
-  its start, over the prompt's tokens; None for a run's first call;
+  its start, over the prompt's tokens; None for a run's first call. A prompt that
+  doubles scores at most 50 % though nothing was rewritten, so also
+- ``previous_kept``: the same common start over the *previous* prompt's tokens: 100 %
+  while the conversation only grows at its end;
 - ``server_reused``: the tokens the server itself reported reusing (its log line
   ``Llama.generate: N prefix-match hit``), against whatever it evaluated last (the
   previous call's prompt *and* reply, or the previous run's last call).
@@ -43,6 +46,22 @@ def prefix_shares(prompts: Sequence[Sequence[int]]) -> list[float | None]:
         else:
             shares.append(common_prefix(prompts[i - 1], prompt) / len(prompt))
     return shares
+
+
+def previous_kept(prompts: Sequence[Sequence[int]]) -> list[float | None]:
+    """Per call: the share of the previous prompt that this one repeats from its start.
+
+    1.0 while a conversation only grows at its end (however much it grows); below 1.0
+    when something early was rewritten or dropped, and everything after it is evaluated
+    again.
+    """
+    kept: list[float | None] = []
+    for i, prompt in enumerate(prompts):
+        if i == 0 or not prompts[i - 1]:
+            kept.append(None)
+        else:
+            kept.append(common_prefix(prompts[i - 1], prompt) / len(prompts[i - 1]))
+    return kept
 
 
 def server_reused(log: str, prompt_tokens: int | None = None) -> int:

@@ -56,6 +56,7 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         calls = [c for r in runs for c in r["per_call"]]
         later = [c for r in runs for c in r["per_call"][1:]]
         shares = [c["prefix_share"] for c in later if c["prefix_share"] is not None]
+        kept = [c["previous_kept"] for c in later if c.get("previous_kept") is not None]
         prompt_total = sum(c["prompt_tokens"] or 0 for c in calls)
         rendered = [c for c in calls if c["rendered_tokens"] is not None and c["prompt_tokens"]]
         longest = max((len(r["per_call"]) for r in runs), default=0)
@@ -76,6 +77,7 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "wall_s_median": statistics.median([r["wall_s"] for r in runs]),
             "stops": dict(Counter(r["stop"] for r in runs)),
             "prefix_share": _mean(shares) if shares else None,
+            "previous_kept": _mean(kept) if kept else None,
             "server_reuse": sum(c["server_reused"] for c in calls) / prompt_total if prompt_total else 0.0,
             "render_checked": sum(c["rendered_tokens"] == c["prompt_tokens"] for c in rendered) / len(rendered) if rendered else 0.0,
             "first_input_rejected": _mean([float(r["first_weather_error"]) for r in runs]),
@@ -94,7 +96,7 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     out: list[str] = []
     head = (
         "| framework | runs | success | model calls | prompt tok | completion tok | wall s (mean / median)"
-        " | prefix repeated | server reused | stop reasons |"
+        " | prefix repeated | previous kept | server reused | stop reasons |"
     )
     seen: set[tuple[str, str]] = set()
     for row in rows:
@@ -112,6 +114,7 @@ def markdown(rows: list[dict[str, Any]]) -> str:
             f"| {row['framework']} | {row['runs']} | {row['success']:.0%} | {row['llm_calls']:.1f}"
             f" | {row['prompt_tokens']:,.0f} | {row['completion_tokens']:,.0f}"
             f" | {row['wall_s']:.0f} / {row['wall_s_median']:.0f} | {_share(row['prefix_share'])}"
+            f" | {_share(row['previous_kept'])}"
             f" | {row['server_reuse']:.0%} | {stops} |"
         )
     return "\n".join(out).lstrip("\n") + "\n"

@@ -35,7 +35,7 @@ from benchmarks._frameworks import Outcome, Unavailable
 from benchmarks.real import report
 from benchmarks.real.frameworks import LLM_TIMEOUT, ROWS, Row
 from benchmarks.real.models import MODELS, ROOT, models_dir
-from benchmarks.real.prefix import prefix_shares, server_reused
+from benchmarks.real.prefix import prefix_shares, previous_kept, server_reused
 from benchmarks.real.proxy import RecordingProxy
 from benchmarks.real.render import Renderer
 from benchmarks.real.server import LlamaServer
@@ -97,8 +97,9 @@ def _per_call(calls: list[dict[str, Any]], renderer: Renderer) -> list[dict[str,
     """Tokens, timing and prefix reuse of each model call."""
     tokens = [renderer.tokens(call["request"]) for call in calls]
     shares = prefix_shares([t or [] for t in tokens])
+    kept = previous_kept([t or [] for t in tokens])
     out = []
-    for call, rendered, share in zip(calls, tokens, shares, strict=True):
+    for call, rendered, share, keep in zip(calls, tokens, shares, kept, strict=True):
         usage = call.get("usage") or {}
         choice = ((call.get("response") or {}).get("choices") or [{}])[0]
         prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
@@ -120,6 +121,7 @@ def _per_call(calls: list[dict[str, Any]], renderer: Renderer) -> list[dict[str,
             "rendered_tokens": len(rendered) if rendered is not None else None,
             "render_error": None if rendered is not None else renderer.last_error,
             "prefix_share": share if rendered is not None else None,
+            "previous_kept": keep if rendered is not None else None,
             "server_reused": server_reused("\n".join(call["server_log"]), prompt),
         })  # fmt: skip
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.real.prefix import common_prefix, prefix_shares, server_reused
+from benchmarks.real.prefix import common_prefix, prefix_shares, previous_kept, server_reused
 
 
 def test_a_conversation_that_grows_at_its_end_repeats_its_whole_previous_prompt():
@@ -14,6 +14,8 @@ def test_a_conversation_that_grows_at_its_end_repeats_its_whole_previous_prompt(
     third = [1, 2, 9, 9, 9, 9, 9, 9, 9, 9]  # the start rewritten after two tokens
 
     assert prefix_shares([first, second, third]) == [None, 0.5, 0.2]
+    # All of the first prompt is kept; only a quarter of the second.
+    assert previous_kept([first, second, third]) == [None, 1.0, 0.25]
 
 
 def test_the_first_call_and_an_empty_prompt_have_no_share():
