@@ -5,7 +5,7 @@ PINNED_VENV ?= .venv-pinned
 PY := $(VENV)/bin/python
 EXTRAS := test,dev,cli,tokenizer,docs,browser,ray
 
-.PHONY: demo test lint typecheck docs pinned-test bench screenshots clean
+.PHONY: demo test lint typecheck docs pinned-test bench bench-models bench-real bench-real-quick screenshots clean
 
 # The first target on a fresh clone spends a minute or two here: say so, or it looks hung.
 $(VENV)/.installed: pyproject.toml
@@ -52,6 +52,43 @@ screenshots: $(VENV)/.installed  ## refresh docs/img/report-*.png (needs Debian'
 bench: $(VENV)/.installed
 	$(VENV)/bin/python -m pip install -q -e '.[bench]'
 	$(PY) benchmarks/run_all.py
+
+# --- The real-model benchmark (docs/benchmarks.md, "Real models") ------------------------------
+# The llama.cpp server lives in its own venv. llama-cpp-python builds from source (about 10
+# minutes on 2 cores, once: the wheel is kept in .wheels/). GGML_NATIVE=OFF builds for AVX2
+# instead of "this CPU": a native build on these machines compiles in AMX, whose first
+# matrix multiply dies with a general protection fault inside the VM.
+LLAMA_VENV ?= .venv-llama
+LLAMA_CPP_VERSION ?= 0.3.36
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+BENCH_ARGS ?=
+
+$(LLAMA_VENV)/.installed:
+	@echo "Setting up $(LLAMA_VENV) (first run only, about 10 minutes): llama-cpp-python $(LLAMA_CPP_VERSION) builds from source..."
+	$(PYTHON) -m venv $(LLAMA_VENV)
+	$(LLAMA_VENV)/bin/python -m pip install -q -U pip
+	ls .wheels/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || \
+	    CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(LLAMA_VENV)/bin/python -m pip wheel -q --no-deps \
+	    --no-cache-dir --no-binary llama-cpp-python -w .wheels 'llama-cpp-python==$(LLAMA_CPP_VERSION)'
+	$(LLAMA_VENV)/bin/python -m pip install -q --find-links .wheels --only-binary llama-cpp-python \
+	    'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)'
+	touch $@
+	@echo "$(LLAMA_VENV) is ready."
+
+$(VENV)/.bench-real: $(VENV)/.installed pyproject.toml
+	$(PY) -m pip install -q -e '.[bench-real]'
+	touch $@
+
+bench-models: $(VENV)/.installed  ## fetch and check both GGUF models (LCEL_MODELS_DIR reuses a folder)
+	$(PY) -m benchmarks.real.models
+
+bench-real: $(LLAMA_VENV)/.installed $(VENV)/.bench-real bench-models  ## every task, model and framework (~90 min)
+	$(PY) -m benchmarks.real.run --n 10 --n-other 5 $(BENCH_ARGS)
+
+bench-real-quick: $(LLAMA_VENV)/.installed $(VENV)/.bench-real  ## the article's task, 1.5B, lcel_agent and AgentExecutor, N=10
+	$(PY) -m benchmarks.real.models --only 1.5b
+	$(PY) -m benchmarks.real.run --models 1.5b --tasks article --frameworks lcel-json,executor \
+	    --n 10 --out benchmarks/results/real-quick $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) $(PINNED_VENV) site .pytest_cache .mypy_cache .ruff_cache

@@ -53,6 +53,10 @@ class Outcome:
     output: str | None
     stop: str
     last_prompt_tokens: int = 0
+    detail: str | None = None
+    """Why it stopped, where the framework says more than its stop reason (an error's text)."""
+    record: dict[str, Any] | None = None
+    """The framework's own account of the run, where it gives one (lcel_agent's result)."""
 
 
 Run = Callable[[str], Outcome]
@@ -77,9 +81,14 @@ def lcel(
     protocol: str = "json",
     max_errors: int = 2,
     memory: Callable[[BaseChatModel], SlidingWindowMemory] | None = None,
+    keep_record: bool = False,
     **options: Any,
 ) -> Build:
-    """lcel_agent with the given protocol, breaker and memory (default: the defaults)."""
+    """lcel_agent with the given protocol, breaker and memory (default: the defaults).
+
+    ``keep_record`` puts each result's ``to_dict()`` in the outcome (off where runs are
+    timed: the overhead benchmark measures the loop, not the record).
+    """
 
     def build(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: int = 15) -> Run:
         agent = create_agent(
@@ -94,15 +103,30 @@ def lcel(
 
         def run(task: str) -> Outcome:
             result = agent.invoke(task)
-            return Outcome(result.output, str(result.stop_reason.value))
+            detail = str(result.error) if result.error is not None else None
+            record = result.to_dict() if keep_record else None
+            return Outcome(
+                result.output, str(result.stop_reason.value), detail=detail, record=record
+            )
 
         return run
 
     return build
 
 
-def classic_executor(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: int = 15) -> Run:
-    """LangChain classic: create_react_agent + AgentExecutor, parsing errors handled."""
+def classic_executor(
+    llm: BaseChatModel,
+    tools: Sequence[BaseTool],
+    max_loops: int = 15,
+    *,
+    stream_runnable: bool = True,
+) -> Run:
+    """LangChain classic: create_react_agent + AgentExecutor, parsing errors handled.
+
+    ``stream_runnable=False`` makes the executor call its model without streaming (its
+    only effect: no token stream for ``stream_log``), for servers that count usage only
+    on whole responses.
+    """
     if not _have("langchain_classic"):
         raise Unavailable("langchain-classic is not installed")
     from langchain_classic.agents import AgentExecutor, create_react_agent
@@ -110,14 +134,18 @@ def classic_executor(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: i
 
     agent = create_react_agent(llm, list(tools), PromptTemplate.from_template(REACT_PROMPT))
     executor = AgentExecutor(
-        agent=agent, tools=list(tools), handle_parsing_errors=True, max_iterations=max_loops
+        agent=agent,
+        tools=list(tools),
+        handle_parsing_errors=True,
+        max_iterations=max_loops,
+        stream_runnable=stream_runnable,
     )
 
     def run(task: str) -> Outcome:
         try:
             out = str(executor.invoke({"input": task})["output"])
         except Exception as exc:  # a framework's failure is a result here, not a crash
-            return Outcome(None, type(exc).__name__)
+            return Outcome(None, type(exc).__name__, detail=str(exc)[:500])
         if out.startswith("Agent stopped due to"):
             return Outcome(None, "max_iterations")
         return Outcome(out, "final")
@@ -153,7 +181,7 @@ def langchain_v1(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: int =
         try:
             state = graph.invoke({"messages": [("user", task)]}, {"recursion_limit": 200})  # type: ignore[call-overload]
         except Exception as exc:
-            return Outcome(None, type(exc).__name__)
+            return Outcome(None, type(exc).__name__, detail=str(exc)[:500])
         output, stop = _last_text(state["messages"])
         return Outcome(output, stop)
 
@@ -178,7 +206,8 @@ def langgraph_prebuilt(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops:
             state = graph.invoke({"messages": [("user", task)]}, config)
         except Exception as exc:
             name = type(exc).__name__
-            return Outcome(None, "recursion_limit" if name == "GraphRecursionError" else name)
+            stop = "recursion_limit" if name == "GraphRecursionError" else name
+            return Outcome(None, stop, detail=str(exc)[:500])
         output, stop = _last_text(state["messages"])
         return Outcome(output, stop)
 

@@ -1,0 +1,50 @@
+"""The rows of the real-model benchmark: each framework as ``benchmarks/_frameworks.py`` builds it.
+
+Every row gets the same ``ChatOpenAI`` (temperature 0.7, the run's seed, the same
+completion cap and HTTP timeout) and the same tools; ``max_loops`` is the task's.
+lcel_agent runs at its defaults but for ``llm_timeout``: its 60 s default is for hosted
+providers, and a long prompt on two busy CPU cores can take longer (every peer gets the
+same limit through the client's timeout). AgentExecutor streams its model calls by
+default, and llama-cpp-python's server reports no ``usage`` in a stream, so it runs with
+``stream_runnable=False`` (the executor's own switch; it changes nothing but the
+transport). A call that still comes streamed is counted by the benchmark's own
+tokenizer, and the record says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+from benchmarks._frameworks import Build, classic_executor, langchain_v1, langgraph_prebuilt, lcel
+
+LLM_TIMEOUT = 300.0
+"""Seconds one model call may take, for every framework."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One framework as the benchmark runs it."""
+
+    key: str
+    label: str
+    build: Build
+    primary: bool = False
+    """Runs N times on the 1.5B model (the others, and every row on 0.5B, run N_other times)."""
+
+
+ROWS: dict[str, Row] = {
+    r.key: r
+    for r in (
+        Row("lcel-json", "lcel_agent (defaults, json)",
+            lcel("json", 2, keep_record=True, llm_timeout=LLM_TIMEOUT), primary=True),
+        Row("lcel-tools", "lcel_agent tool_calling",
+            lcel("tool_calling", 2, keep_record=True, llm_timeout=LLM_TIMEOUT)),
+        # Not streamed: llama.cpp's server gives no usage in a stream (see the module doc).
+        Row("executor", "AgentExecutor (ReAct)", partial(classic_executor, stream_runnable=False),
+            primary=True),
+        Row("lc-agent", "langchain 1.x create_agent", langchain_v1),
+        Row("lg-react", "LangGraph create_react_agent", langgraph_prebuilt),
+    )
+}  # fmt: skip
+"""Every row, in the tables' order."""
