@@ -24,6 +24,7 @@ __all__ = [
     "NOT_APPROVED",
     "OBSERVATION",
     "OBSERVATION_OF",
+    "PROSE_REPROMPT",
     "TOOL_BAD_ARGUMENTS",
     "TOOL_CALLING_PERSONA",
     "TOOL_FAILED",
@@ -69,6 +70,14 @@ FORMAT_REPROMPT = (
     "Your last reply was not in the required format. Reply again with JSON only: "
     '{"action": "<tool name>", "action_input": ...} to call a tool, or '
     '{"action": "final", "action_input": "<your answer>"} to answer.'
+)
+
+#: Re-prompt after a reply of plain text (no JSON at all): often an answer in the wrong
+#: form, which the model can re-send as one. No fields.
+PROSE_REPROMPT = (
+    "Your last reply was plain text, not JSON. If it is your answer, send it again as "
+    '{"action": "final", "action_input": "<that answer>"}; if not, reply with the JSON of '
+    "your next tool call."
 )
 
 #: An action named a tool the agent does not have. Fields: name, tools, hint.

@@ -15,7 +15,10 @@ Works on its own in any chain::
     CleanJson().invoke('```json\\n{"action": "final", "action_input": "hi"}\\n```')
 
 Inside the agent it sets ``state.parsed``, or a ``format`` loop error whose
-message stays out of the model's history.
+message stays out of the model's history. A reply of plain text (no ``{`` at all)
+gets its own re-prompt: small models often answer in prose once they have their
+results, and told so, re-send the answer in the agreed form. Prose is never taken
+for the answer itself: ``final`` means the model said it was final.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from .._messages import message_text
 from .._redact import redact
 from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import AgentState, RunError
-from ..texts import FORMAT_REPROMPT
+from ..texts import FORMAT_REPROMPT, PROSE_REPROMPT
 from ._base import Stage
 from ._repair import read_lenient
 
@@ -98,11 +101,17 @@ class CleanJson(Stage):
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None or state.loop_error is not None or state.reply is None:
             return state
+        text = message_text(state.reply)
         try:
-            parsed = extract_json(message_text(state.reply))
+            parsed = extract_json(text)
         except (ActionParseError, TypeError) as exc:
+            prose = text.strip() and "{" not in text
             error = RunError(
-                state.loops, self.name or "clean_json", ErrorClass.FORMAT, redact(error_reason(exc))
+                state.loops,
+                self.name or "clean_json",
+                ErrorClass.FORMAT,
+                redact(error_reason(exc)),
+                notice=PROSE_REPROMPT if prose else None,
             )
             return dataclasses.replace(state, loop_error=error)
         return dataclasses.replace(state, parsed=parsed)

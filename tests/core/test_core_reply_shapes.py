@@ -14,6 +14,7 @@ from langchain_core.messages import AIMessage
 
 from lcel_agent import ErrorClass, StopReason, create_agent
 from lcel_agent.testing.fake import ScriptedChatModel
+from lcel_agent.texts import FORMAT_REPROMPT, PROSE_REPROMPT
 
 FINAL = '{"action": "final", "action_input": "北京晴"}'
 
@@ -144,3 +145,26 @@ def test_text_naming_no_tool_is_the_answer(run, weather, calls):
         create_agent(ScriptedChatModel([AIMessage(text)]), [weather], protocol="tool_calling")
     )
     assert calls.items == [] and result.output == text
+
+
+# --- plain text in the JSON protocol -------------------------------------------------------
+
+SUMMARY = "总结：北京今天晴，温度25℃；台风正在向东移动。"
+
+
+def test_plain_text_is_asked_again_as_a_final_answer(run, weather, calls, act):
+    # A small model's answer in prose, once it has its results: not taken for the answer
+    # ("final" means the model said so), but answered with how to send it as one.
+    llm = ScriptedChatModel([act("get_weather", "北京"), SUMMARY, act("final", SUMMARY)])
+    result = run(create_agent(llm, [weather]))
+    assert result.stop_reason is StopReason.FINAL and result.output == SUMMARY
+    assert result.steps[1].error_class is ErrorClass.FORMAT
+    third = llm.calls[2]
+    assert third[-2].content == SUMMARY  # the model sees what it wrote
+    assert third[-1].content == PROSE_REPROMPT
+
+
+def test_a_broken_json_attempt_gets_the_format_reprompt(run, weather, act):
+    llm = ScriptedChatModel(['{"action": "final", "action_input": "北京晴', FINAL])
+    run(create_agent(llm, [weather]))
+    assert llm.calls[1][-1].content == FORMAT_REPROMPT
