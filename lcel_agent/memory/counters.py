@@ -379,6 +379,13 @@ def resolve_counter(spec: TokenCounter | str | None) -> TokenCounter:
 # --- messages -----------------------------------------------------------------------
 
 
+#: Media block types, and the text that stands in for one when counting: providers bill an
+#: image by its size (a few hundred tokens), never by its base64 text (which would fill any
+#: window and evict the whole conversation).
+_MEDIA = frozenset({"image", "image_url", "audio", "input_audio", "file", "video"})
+_MEDIA_STAND_IN = "media " * 200
+
+
 def _content_text(content: str | list[str | dict[str, Any]]) -> str:
     if isinstance(content, str):
         return content
@@ -388,7 +395,9 @@ def _content_text(content: str | list[str | dict[str, Any]]) -> str:
             pieces.append(part)
         elif part.get("type") == "text" and isinstance(part.get("text"), str):
             pieces.append(part["text"])
-        else:  # images, audio, tool blocks: their JSON is a rough, never-zero stand-in
+        elif part.get("type") in _MEDIA:  # billed by size, not by its base64 text
+            pieces.append(_MEDIA_STAND_IN)
+        else:  # tool blocks and the like: their JSON is a rough, never-zero stand-in
             pieces.append(json.dumps(part, ensure_ascii=False, default=str))
     return "\n".join(pieces)
 
