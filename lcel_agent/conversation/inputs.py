@@ -10,8 +10,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, convert_to_messages
 from langchain_core.prompt_values import ChatPromptValue, PromptValue
 
-from .._messages import message_text
-from ..tools._results import MEDIA_TYPES
+from .._messages import has_media, message_text
 
 __all__ = ["InputForm", "RunInput", "read_input"]
 
@@ -63,11 +62,9 @@ def _text_task(value: str, media: bool = False) -> str:
 
 def _task(message: BaseMessage) -> tuple[str, list[str | dict[str, Any]] | None]:
     """A human message's task text, and its content when that carries media blocks."""
-    content = message.content
-    media = isinstance(content, list) and any(
-        isinstance(p, Mapping) and p.get("type") in MEDIA_TYPES for p in content
-    )
-    return _text_task(message_text(message), media), (list(content) if media else None)
+    media = has_media(message)
+    content = list(message.content) if media else None
+    return _text_task(message_text(message), media), content
 
 
 def _from_messages(messages: Sequence[BaseMessage], form: InputForm) -> RunInput:

@@ -46,6 +46,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from lcel_agent._messages import MEDIA_TYPES
 from lcel_agent.errors import ConfigurationError
 
 __all__ = [
@@ -379,10 +380,9 @@ def resolve_counter(spec: TokenCounter | str | None) -> TokenCounter:
 # --- messages -----------------------------------------------------------------------
 
 
-#: Media block types, and the text that stands in for one when counting: providers bill an
-#: image by its size (a few hundred tokens), never by its base64 text (which would fill any
-#: window and evict the whole conversation).
-_MEDIA = frozenset({"image", "image_url", "audio", "input_audio", "file", "video"})
+#: The text that stands in for a media block when counting: providers bill an image by its
+#: size (a few hundred tokens), never by its base64 text (which would fill any window and
+#: evict the whole conversation).
 _MEDIA_STAND_IN = "media " * 200
 
 
@@ -395,7 +395,7 @@ def _content_text(content: str | list[str | dict[str, Any]]) -> str:
             pieces.append(part)
         elif part.get("type") == "text" and isinstance(part.get("text"), str):
             pieces.append(part["text"])
-        elif part.get("type") in _MEDIA:  # billed by size, not by its base64 text
+        elif part.get("type") in MEDIA_TYPES:  # billed by size, not by its base64 text
             pieces.append(_MEDIA_STAND_IN)
         else:  # tool blocks and the like: their JSON is a rough, never-zero stand-in
             pieces.append(json.dumps(part, ensure_ascii=False, default=str))

@@ -22,12 +22,10 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
+from .._messages import MEDIA_TYPES
 from ._output import ERROR_PREFIX, is_error_result, stringify_output
 
-__all__ = ["MEDIA_TYPES", "ToolResult", "is_media_block", "media_blocks", "read_result"]
-
-#: Content block types that carry media rather than text (OpenAI's, and LangChain's standard).
-MEDIA_TYPES = frozenset({"image", "image_url", "audio", "input_audio", "file", "video"})
+__all__ = ["ToolResult", "is_media_block", "media_blocks", "read_result"]
 
 
 @dataclass(frozen=True, slots=True)
