@@ -15,6 +15,7 @@ __all__ = [
     "answer_text",
     "call_args",
     "final_message",
+    "loop_messages",
     "output_for",
     "run_messages",
     "tool_input_of",
@@ -71,7 +72,8 @@ def _tool_message(obs: Observation) -> ToolMessage:
     )
 
 
-def _loop_messages(step: StepRecord) -> list[BaseMessage]:
+def loop_messages(step: StepRecord) -> list[BaseMessage]:
+    """One loop's messages: the model's tool calls and their results (none without calls)."""
     calls = [o for o in step.observations if o.action.call_id]
     if not calls:
         return []
@@ -140,7 +142,7 @@ def run_messages(result: AgentResult) -> list[BaseMessage]:
     """
     out: list[BaseMessage] = []
     for step in result.steps:
-        out += _loop_messages(step)
+        out += loop_messages(step)
     out.append(final_message(result))
     return out
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import RunnableConfig, ensure_config
 from langchain_core.tools import BaseTool, StructuredTool
 
 from ..errors import ConfigurationError
@@ -38,6 +38,7 @@ __all__ = [
     "agent_state",
     "check_context_support",
     "check_tool",
+    "run_config",
     "run_context",
     "tool_payload",
     "with_context",
@@ -64,6 +65,18 @@ def check_context_support() -> None:
 def with_context(config: RunnableConfig, context: Any) -> RunnableConfig:
     """``config`` carrying the run's ``context`` for its tools."""
     return {**config, "configurable": {**(config.get("configurable") or {}), CONTEXT_KEY: context}}
+
+
+def run_config(config: RunnableConfig | None, options: Mapping[str, Any]) -> RunnableConfig | None:
+    """The config of ``agent.invoke(input, config, context=ctx)``: ``ctx`` added, if given.
+
+    Raises:
+        ConfigurationError: ``context=`` on a stack without a tool runtime (langchain 0.3).
+    """
+    if options.get("context") is None:
+        return config
+    check_context_support()
+    return with_context(ensure_config(config), options["context"])
 
 
 def run_context(config: RunnableConfig) -> Any:
