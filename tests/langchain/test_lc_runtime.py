@@ -105,7 +105,10 @@ def test_injected_state_gets_the_agents_state(run, act):
 
     llm = ScriptedChatModel([act("recap", "all"), act("final", "ok")])
     result = run(create_agent(llm, [recap]), {"messages": [HumanMessage("总结一下")]})
-    output = run(create_agent(ScriptedChatModel([act("recap", "all"), act("final", "ok")]), [recap]), "总结一下")
+    output = run(
+        create_agent(ScriptedChatModel([act("recap", "all"), act("final", "ok")]), [recap]),
+        "总结一下",
+    )
     assert output.steps[0].observations[0].output.endswith("first question: 总结一下")
     assert result["messages"][2].content.endswith("first question: 总结一下")
 

@@ -93,7 +93,7 @@ def test_the_agents_own_stream_modes(weather, act, mode):
     assert updates[-1]["final"]["result"]["messages"][-1].content == ANSWER
 
     values = stream("values")
-    assert [m.id for m in values[0]["messages"]][0] == "q1" and len(values[0]["messages"]) == 3
+    assert values[0]["messages"][0].id == "q1" and len(values[0]["messages"]) == 3
     assert [m.content for m in values[-1]["messages"]][-1] == ANSWER
     assert len(values[-1]["messages"]) == 4
 
