@@ -53,7 +53,7 @@ from .state import AgentResult, AgentState, StepRecord, StopReason
 from .streaming import AnswerTap, aanswer_stream, answer_stream
 from .streaming.modes import ModeView, StreamMode, check_mode, joined
 from .structured import ResponseFormat
-from .tools._runtime import run_config
+from .tools._runtime import check_sync_run, run_config
 
 __all__ = ["AgentEvent", "AgentLoop", "Limits", "StreamMode", "finish", "gate", "task_of"]
 
@@ -294,6 +294,7 @@ class AgentLoop(Runnable[Any, Any]):
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Run the agent once; the output's form follows the input's (module docstring)."""
+        check_sync_run(self.stages)  # before any model call: an MCP session it cannot reach
         config = run_config(config, kwargs)  # context=ctx: for tools taking a ToolRuntime
         return self._call_with_config(self._invoke, input, config, run_type="chain")
 
@@ -383,6 +384,7 @@ class AgentLoop(Runnable[Any, Any]):
     ) -> Iterator[Any]:
         mode, config = check_mode(kwargs.get("stream_mode", "steps")), run_config(config, kwargs)
         work = self._answer if mode == "answer" else partial(self._transform, mode=mode)
+        check_sync_run(self.stages)
         yield from self._transform_stream_with_config(input, work, config, run_type="chain")
 
     async def atransform(

@@ -32,11 +32,13 @@ from langchain_core.tools import BaseTool, StructuredTool
 
 from ..errors import ConfigurationError
 from ._injected import Injected, unfillable
+from ._native import session_bound
 
 __all__ = [
     "CONTEXT_KEY",
     "agent_state",
     "check_context_support",
+    "check_sync_run",
     "check_tool",
     "run_config",
     "run_context",
@@ -149,6 +151,22 @@ def tool_payload(
         return filled
     # A full ToolCall: the tool fills its InjectedToolCallId argument from the id.
     return {"type": "tool_call", "name": tool.name, "args": filled, "id": call_id}
+
+
+def check_sync_run(stages: Mapping[str, Any]) -> None:
+    """Refuse a sync run whose tools hold an MCP session (see :func:`session_bound`).
+
+    Raised before any model call: the run could only wait on the session until each
+    call's time limit, and leave the session broken behind it.
+    """
+    tools = getattr(stages.get("dispatch_tools"), "tools", None) or {}
+    bound = sorted(name for name, tool in tools.items() if session_bound(tool))
+    if bound:
+        raise ConfigurationError(
+            f"tools {bound} use an MCP session opened on an event loop, which a sync run "
+            "cannot reach: use `await agent.ainvoke(...)` (or `astream`) inside that session, "
+            "or tools from `await client.get_tools()`, which open a session per call"
+        )
 
 
 def check_tool(tool: BaseTool, injected: Injected | None) -> None:
