@@ -42,6 +42,7 @@ from langchain_core.runnables import ConfigurableFieldSpec, Runnable, RunnableCo
 from langchain_core.runnables.graph import Graph
 
 from ._one_loop import aquiet_loop, atraced_loop, direct_stages, listened, quiet_loop, traced_loop
+from ._tracing import mask_traces
 from .conversation import RunInput, output_for, read_input, seed_window
 from .errors import AgentRunError, ConfigurationError
 from .graph import loop_graph
@@ -230,6 +231,7 @@ class AgentLoop(Runnable[Any, Any]):
         tap: AnswerTap | None = None,
     ) -> Iterator[AgentEvent]:
         quiet = tap is None and not listened(manager)
+        mask_traces(manager.handlers)  # what LangChain's callbacks trace, masked for LangSmith
         with self._window(config) as (memory, save):
             state, iterations = self._start(run, memory, limits), 0
             while (state := gate(state, limits, iterations)).stop is None:
@@ -257,6 +259,7 @@ class AgentLoop(Runnable[Any, Any]):
         tap: AnswerTap | None = None,
     ) -> AsyncIterator[AgentEvent]:
         quiet = tap is None and not listened(manager)
+        mask_traces(manager.handlers)
         async with self._awindow(config) as (memory, save):
             state, iterations = self._start(run, memory, limits), 0
             while (state := gate(state, limits, iterations)).stop is None:
