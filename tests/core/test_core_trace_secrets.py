@@ -7,9 +7,11 @@ echoes must not be in any of them, in the tool run's outputs or anywhere else.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import http.server
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -91,9 +93,11 @@ def test_a_registered_secret_is_masked_in_everything_sent_to_langsmith(
     agent = create_agent(llm, [account], secrets=[SECRET])
     with tracing_v2_enabled(project_name="i23", client=client):
         result = run(agent, "查账户")
-    wait_for_all_tracers()
-    if hasattr(client, "flush"):
-        client.flush()
+    with contextlib.suppress(AttributeError):  # the pinned langsmith has no Client.flush
+        wait_for_all_tracers()
+    deadline = time.monotonic() + 10  # the tool run's record may still be on its way
+    while b"plan pro" not in b"\n".join(bodies) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert result.output == "done"
     sent = b"\n".join(bodies)
     assert b"plan pro" in sent  # the tool run's output was sent ...
