@@ -293,6 +293,10 @@ def create_agent(
     tool_calling = protocol == "tool_calling"
     # Each tool's argument names: the parsers read `get_weather(city)` as get_weather.
     arguments = {t.name: list(tool_arguments(t)) for t in tool_list}
+    if not tool_calling:
+        # The JSON protocol's replies are actions, not words for a chat UI: LangGraph's
+        # stream_mode="messages" skips "nostream" runs and shows the agent's output messages.
+        model = model.with_config(tags=["nostream"])
     bound = _bind_tools(model, tool_list, parallel_tool_calls) if tool_calling else model
     built: dict[str, Runnable[Any, Any]] = {
         "assemble_prompt": AssemblePrompt(),

@@ -31,7 +31,8 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any, Literal
+from functools import partial
+from typing import Any
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForChainRun,
@@ -41,6 +42,7 @@ from langchain_core.runnables import ConfigurableFieldSpec, Runnable, RunnableCo
 from langchain_core.runnables.graph import Graph
 
 from ._one_loop import aquiet_loop, atraced_loop, direct_stages, listened, quiet_loop, traced_loop
+from ._tracing import mask_traces
 from .conversation import RunInput, output_for, read_input, seed_window
 from .errors import AgentRunError, ConfigurationError
 from .graph import loop_graph
@@ -50,7 +52,9 @@ from .memory import SlidingWindowMemory
 from .sessions import SessionStore
 from .state import AgentResult, AgentState, StepRecord, StopReason
 from .streaming import AnswerTap, aanswer_stream, answer_stream
+from .streaming.modes import ModeView, StreamMode, check_mode, joined
 from .structured import ResponseFormat
+from .tools._runtime import check_sync_run, run_config
 
 __all__ = ["AgentEvent", "AgentLoop", "Limits", "StreamMode", "finish", "gate", "task_of"]
 
@@ -58,9 +62,6 @@ _log = logging.getLogger(__name__)
 
 #: What ``stream`` yields in the default mode: a record per loop, then the output.
 AgentEvent = StepRecord | AgentResult
-
-#: ``"steps"`` (the default): records, then the output; ``"answer"``: the answer's text.
-StreamMode = Literal["steps", "answer"]
 
 # The session id as RunnableWithMessageHistory declares it, so the two specs merge.
 _SESSION_SPEC = ConfigurableFieldSpec(
@@ -76,23 +77,6 @@ _SESSION_SPEC = ConfigurableFieldSpec(
 def task_of(value: Any) -> str:
     """The task text of an agent input (any accepted form; see :mod:`lcel_agent.conversation`)."""
     return read_input(value).task
-
-
-def _joined(chunks: Iterator[Any]) -> Any:
-    """One input from a stream of chunks: added up where they add (text), else the last."""
-    joined: Any = None
-    for chunk in chunks:
-        try:
-            joined = chunk if joined is None else joined + chunk
-        except TypeError:
-            joined = chunk
-    return joined
-
-
-def _check_mode(mode: Any) -> StreamMode:
-    if mode not in ("steps", "answer"):
-        raise ConfigurationError(f"stream_mode must be 'steps' or 'answer', got {mode!r}")
-    return mode  # type: ignore[no-any-return]
 
 
 class AgentLoop(Runnable[Any, Any]):
@@ -247,6 +231,7 @@ class AgentLoop(Runnable[Any, Any]):
         tap: AnswerTap | None = None,
     ) -> Iterator[AgentEvent]:
         quiet = tap is None and not listened(manager)
+        mask_traces(manager.handlers)  # what LangChain's callbacks trace, masked for LangSmith
         with self._window(config) as (memory, save):
             state, iterations = self._start(run, memory, limits), 0
             while (state := gate(state, limits, iterations)).stop is None:
@@ -274,6 +259,7 @@ class AgentLoop(Runnable[Any, Any]):
         tap: AnswerTap | None = None,
     ) -> AsyncIterator[AgentEvent]:
         quiet = tap is None and not listened(manager)
+        mask_traces(manager.handlers)
         async with self._awindow(config) as (memory, save):
             state, iterations = self._start(run, memory, limits), 0
             while (state := gate(state, limits, iterations)).stop is None:
@@ -311,34 +297,45 @@ class AgentLoop(Runnable[Any, Any]):
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Run the agent once; the output's form follows the input's (module docstring)."""
+        check_sync_run(self.stages)  # before any model call: an MCP session it cannot reach
+        config = run_config(config, kwargs)  # context=ctx: for tools taking a ToolRuntime
         return self._call_with_config(self._invoke, input, config, run_type="chain")
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Async twin of :meth:`invoke`."""
+        config = run_config(config, kwargs)
         return await self._acall_with_config(self._ainvoke, input, config, run_type="chain")
 
     def _transform(
-        self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
+        self,
+        inputs: Iterator[Any],
+        run_manager: CallbackManagerForChainRun,
+        config: RunnableConfig,
+        mode: StreamMode = "steps",
     ) -> Iterator[Any]:
-        run, limits = self._begin(_joined(inputs), config)
+        run, limits = self._begin(joined(inputs), config)
+        view = ModeView(mode, run)
         for event in self._drive(run, limits, run_manager, config):
-            yield self._output(run, event) if isinstance(event, AgentResult) else event
+            yield from view.items(event, partial(self._output, run))
 
     async def _atransform(
         self,
         inputs: AsyncIterator[Any],
         run_manager: AsyncCallbackManagerForChainRun,
         config: RunnableConfig,
+        mode: StreamMode = "steps",
     ) -> AsyncIterator[Any]:
         chunks = [value async for value in inputs]
-        run, limits = self._begin(_joined(iter(chunks)), config)
+        run, limits = self._begin(joined(iter(chunks)), config)
+        view = ModeView(mode, run)
         async for event in self._adrive(run, limits, run_manager, config):
-            yield self._output(run, event) if isinstance(event, AgentResult) else event
+            for item in view.items(event, partial(self._output, run)):
+                yield item
 
     def _answer(
         self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Iterator[str]:
-        run, limits = self._begin(_joined(inputs), config)
+        run, limits = self._begin(joined(inputs), config)
         result = yield from answer_stream(
             lambda tap: self._drive(run, limits, run_manager, config, tap),
             native=self.native_tools,
@@ -353,7 +350,7 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
     ) -> AsyncIterator[str]:
         chunks = [value async for value in inputs]
-        run, limits = self._begin(_joined(iter(chunks)), config)
+        run, limits = self._begin(joined(iter(chunks)), config)
         results: list[AgentResult] = []
         async for text in aanswer_stream(
             lambda tap: self._adrive(run, limits, run_manager, config, tap),
@@ -388,15 +385,16 @@ class AgentLoop(Runnable[Any, Any]):
     def transform(
         self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
-        answer = _check_mode(kwargs.get("stream_mode", "steps")) == "answer"
-        work = self._answer if answer else self._transform
+        mode, config = check_mode(kwargs.get("stream_mode", "steps")), run_config(config, kwargs)
+        work = self._answer if mode == "answer" else partial(self._transform, mode=mode)
+        check_sync_run(self.stages)
         yield from self._transform_stream_with_config(input, work, config, run_type="chain")
 
     async def atransform(
         self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        answer = _check_mode(kwargs.get("stream_mode", "steps")) == "answer"
-        work = self._aanswer if answer else self._atransform
+        mode, config = check_mode(kwargs.get("stream_mode", "steps")), run_config(config, kwargs)
+        work = self._aanswer if mode == "answer" else partial(self._atransform, mode=mode)
         async for event in self._atransform_stream_with_config(
             input, work, config, run_type="chain"
         ):

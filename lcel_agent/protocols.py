@@ -10,7 +10,8 @@ as the chat APIs require. Either way a loop is one turn, evicted as a whole.
 from __future__ import annotations
 
 import json
-from typing import Protocol
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
@@ -19,9 +20,16 @@ from ._messages import message_text
 from ._redact import redact
 from .state import AgentState
 
-__all__ = ["JsonTranscript", "ToolCallTranscript", "Transcript"]
+__all__ = ["JsonTranscript", "ToolCallTranscript", "Transcript", "with_blocks"]
 
 _MAX_BAD_REPLY_CHARS = 300
+
+
+def with_blocks(text: str, blocks: Sequence[dict[str, Any]]) -> str | list[str | dict[str, Any]]:
+    """Message content: ``text``, followed by media blocks (a tool's images) when there are any."""
+    if not blocks:
+        return text
+    return [{"type": "text", "text": text}, *blocks]
 
 
 class Transcript(Protocol):
@@ -55,7 +63,8 @@ class JsonTranscript:
         if notice:
             lines.append(notice)
         if lines:
-            out.append(HumanMessage(content="\n".join(lines)))
+            media = [b for o in state.observations for b in o.blocks]
+            out.append(HumanMessage(content=with_blocks("\n".join(lines), media)))
         return out
 
 
@@ -67,7 +76,9 @@ class ToolCallTranscript:
         calls = [a for a in state.actions if a.call_id is not None]
         if reply is not None and calls:
             out: list[BaseMessage] = [AIMessage(content=reply.content, tool_calls=reply.tool_calls)]
-            outputs = {o.action.call_id: o.output for o in state.observations}
+            outputs = {
+                o.action.call_id: with_blocks(o.output, o.blocks) for o in state.observations
+            }
             for action in calls:
                 fallback = notice or texts.TOOL_NOT_RUN.format(name=action.tool)
                 out.append(

@@ -17,11 +17,11 @@ These types need nothing but the error classes, so they sit on the floor below
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 
 from ._error_class import ErrorClass
 
@@ -65,6 +65,8 @@ class Usage:
     """Prompt tokens."""
     output_tokens: int = 0
     """Completion tokens."""
+    estimated: bool = False
+    """True when some of these tokens are lcel_agent's estimate: the model reported none."""
 
     @property
     def total_tokens(self) -> int:
@@ -73,16 +75,22 @@ class Usage:
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
-            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.estimated or other.estimated,
         )
 
-    def to_dict(self) -> dict[str, int]:
-        """``{"input_tokens", "output_tokens", "total_tokens"}``."""
-        return {
+    def to_dict(self) -> dict[str, int | bool]:
+        """``{"input_tokens", "output_tokens", "total_tokens"}``, and ``"estimated": True``
+        when the count is (partly) an estimate."""
+        data: dict[str, int | bool] = {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "total_tokens": self.total_tokens,
         }
+        if self.estimated:
+            data["estimated"] = True
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +151,12 @@ class Observation:
     """Tool executions spent on this action, retries and fallbacks included."""
     latency_ms: float = 0.0
     """Wall time of the dispatch, in milliseconds."""
+    blocks: tuple[dict[str, Any], ...] = ()
+    """Content blocks the tool returned beside its text (images): they reach the model as
+    blocks, never as base64 text."""
+    artifact: Any = None
+    """The tool's artifact (``response_format="content_and_artifact"``, an MCP tool's
+    ``structured_content``): kept for the caller, never shown to the model."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +207,9 @@ class StepRecord:
     """Tokens of the memory window this loop's prompt was built from (the window's ``token_count``)."""
     window_budget: int = 0
     """The window's ``max_tokens`` at that call."""
+    reply: AIMessage | None = None
+    """The model's reply as it came (id, ``response_metadata``, ``usage_metadata``), secrets
+    masked; the ``{"messages": [...]}`` output is built from it."""
 
     def __add__(self, other: Any) -> Any:
         # A stream's events add up to the last one: LangChain adds streamed chunks to
@@ -247,7 +264,17 @@ class AgentResult:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict of the whole result (what ``lcel-agent run --json`` prints)."""
-        data = asdict(self)
+        # The reply objects and artifacts are left out of the deep copy asdict makes: an
+        # artifact need not be copyable, and neither is JSON.
+        plain = tuple(
+            replace(
+                step,
+                reply=None,
+                observations=tuple(replace(o, artifact=None) for o in step.observations),
+            )
+            for step in self.steps
+        )
+        data = asdict(replace(self, steps=plain))
         dump = getattr(self.output, "model_dump", None)
         if callable(dump):  # a response_format model: its JSON form
             data["output"] = dump(mode="json")
@@ -257,6 +284,10 @@ class AgentResult:
         data["messages"] = [{"type": m.type, "content": m.content} for m in self.messages]
         for record, step in zip(data["steps"], self.steps, strict=True):
             record["usage"] = step.usage.to_dict()
+            # The reply's text is ``raw``; the message object itself is not JSON.
+            del record["reply"]
+            for kept, obs in zip(record["observations"], step.observations, strict=True):
+                kept["artifact"] = None if obs.artifact is None else repr(obs.artifact)
         safe: dict[str, Any] = json.loads(json.dumps(data, ensure_ascii=False, default=str))
         return safe
 

@@ -55,7 +55,7 @@ class RecordingWeatherTool(WeatherTool):
         return output
 
     @staticmethod
-    def _read(response: requests.Response, city: str) -> str:
+    def _read(response: requests.Response, city: str, *, detailed: bool = False) -> str:
         short = WeatherTool._read(response, city)
         if short.startswith("ERROR:"):
             return short

@@ -115,6 +115,6 @@ def seed_window(
     add = _add_native if native else _add_json
     window.add_system(system_prompt)
     add(window, run.before)
-    window.add_user(run.task)
+    window.add_user(run.question)
     if run.after:
         add(window, run.after)

@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, convert_to_messages
 from langchain_core.prompt_values import ChatPromptValue, PromptValue
 
-from .._messages import message_text
+from .._messages import has_media, message_text
 
 __all__ = ["InputForm", "RunInput", "read_input"]
 
@@ -44,12 +44,27 @@ class RunInput:
     """The text of the input's system messages: the persona for this run, if any."""
     messages: tuple[BaseMessage, ...] = ()
     """The input messages as given (messages forms), for the output."""
+    content: str | list[str | dict[str, Any]] | None = None
+    """The task's message content when it carries media (images ...): the model gets the
+    blocks as they were given; None for a text task."""
+
+    @property
+    def question(self) -> str | list[str | dict[str, Any]]:
+        """What the window's question holds: the task's blocks, or its text."""
+        return self.content if self.content is not None else self.task
 
 
-def _text_task(value: str) -> str:
-    if not value.strip():
+def _text_task(value: str, media: bool = False) -> str:
+    if not value.strip() and not media:
         raise ValueError("the agent's task is empty")
     return value
+
+
+def _task(message: BaseMessage) -> tuple[str, list[str | dict[str, Any]] | None]:
+    """A human message's task text, and its content when that carries media blocks."""
+    media = has_media(message)
+    content = list(message.content) if media else None
+    return _text_task(message_text(message), media), content
 
 
 def _from_messages(messages: Sequence[BaseMessage], form: InputForm) -> RunInput:
@@ -60,9 +75,11 @@ def _from_messages(messages: Sequence[BaseMessage], form: InputForm) -> RunInput
     if last is None:
         raise ValueError("the agent's messages hold no human message: nothing to answer")
     system = [message_text(m) for m in messages if isinstance(m, SystemMessage)]
+    task, content = _task(messages[last])
     return RunInput(
-        task=_text_task(message_text(messages[last])),
+        task=task,
         form=form,
+        content=content,
         before=tuple(m for m in messages[:last] if not isinstance(m, SystemMessage)),
         after=tuple(m for m in messages[last + 1 :] if not isinstance(m, SystemMessage)),
         persona="\n\n".join(t for t in system if t.strip()) or None,
@@ -108,7 +125,8 @@ def read_input(value: Any) -> RunInput:
     if isinstance(value, PromptValue):
         return RunInput(_text_task(value.to_string()), InputForm.TASK)
     if isinstance(value, BaseMessage):
-        return RunInput(_text_task(message_text(value)), InputForm.TASK)
+        task, content = _task(value)
+        return RunInput(task, InputForm.TASK, content=content)
     if isinstance(value, (list, tuple)):
         return _from_messages(_message_list(value, "the input"), InputForm.MESSAGE_LIST)
     return _bad(value)

@@ -32,7 +32,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from lcel_agent._messages import message_text
+from lcel_agent._messages import has_media, message_text
 
 from .counters import TokenCounter
 from .shrink import head_text
@@ -244,10 +244,12 @@ class DigestCompactor:
     def lossless(self, turn: Turn, counter: TokenCounter) -> bool:
         # A successful turn of calls whose results fit their lines whole says nothing its
         # lines do not: keeping it word for word too would only pay for it twice.
+        # An image (or other media) a tool returned is not in any line: such a turn stays.
         return (
             self.eager
             and not turn.failed
             and bool(turn.facts)
+            and not any(has_media(m) for m in turn.messages)
             and all(
                 f.ok and f.subject and counter(f.result.strip()) <= self.line_tokens
                 for f in turn.facts

@@ -36,6 +36,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from lcel_agent._messages import MEDIA_TYPES
+
 from ._estimate import ESTIMATE_WEIGHTS, TokenCounter, char_classes, estimate_tokens, make_estimator
 from ._tiktoken import (
     TiktokenCounter,
@@ -92,6 +94,12 @@ def resolve_counter(spec: TokenCounter | str | None) -> TokenCounter:
 # --- messages -----------------------------------------------------------------------
 
 
+#: The text that stands in for a media block when counting: providers bill an image by its
+#: size (a few hundred tokens), never by its base64 text (which would fill any window and
+#: evict the whole conversation).
+_MEDIA_STAND_IN = "media " * 200
+
+
 def _content_text(content: str | list[str | dict[str, Any]]) -> str:
     if isinstance(content, str):
         return content
@@ -101,7 +109,9 @@ def _content_text(content: str | list[str | dict[str, Any]]) -> str:
             pieces.append(part)
         elif part.get("type") == "text" and isinstance(part.get("text"), str):
             pieces.append(part["text"])
-        else:  # images, audio, tool blocks: their JSON is a rough, never-zero stand-in
+        elif part.get("type") in MEDIA_TYPES:  # billed by size, not by its base64 text
+            pieces.append(_MEDIA_STAND_IN)
+        else:  # tool blocks and the like: their JSON is a rough, never-zero stand-in
             pieces.append(json.dumps(part, ensure_ascii=False, default=str))
     return "\n".join(pieces)
 

@@ -197,8 +197,8 @@ class SlidingWindowMemory(WindowRules):
         """Set (or replace) the pinned system prompt."""
         self.add(SystemMessage(content=content))
 
-    def add_user(self, content: str) -> None:
-        """Add the user's question; it is pinned.
+    def add_user(self, content: str | list[str | dict[str, Any]]) -> None:
+        """Add the user's question (text, or content blocks with images); it is pinned.
 
         The first question is pinned at once. A later one (the next run of a
         session) is pinned in its place: the earlier question and its turns

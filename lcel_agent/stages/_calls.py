@@ -14,17 +14,18 @@ import inspect
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, TypeAlias
 
+from langchain_core.messages import BaseMessage
 from langchain_core.tools import BaseTool
 
 from .. import texts
 from .._redact import redact
 from .._timeout import call_async_with_timeout
 from ..errors import ErrorClass
-from ..state import Action, Observation
+from ..state import Action, AgentState, Observation
 
 __all__ = [
     "Approve",
@@ -35,6 +36,7 @@ __all__ = [
     "aapproved",
     "approved",
     "refused",
+    "state_messages",
     "with_call_id",
 ]
 
@@ -52,6 +54,14 @@ def refused(action: Action, error_class: ErrorClass, text: str) -> Observation:
     return Observation(action, redact(text), False, error_class, tool=action.tool, attempts=0)
 
 
+def state_messages(state: AgentState | None) -> list[BaseMessage]:
+    """The conversation a tool's ``InjectedState`` sees: this loop's prompt, then the reply."""
+    if state is None:
+        return []
+    reply = [state.reply] if state.reply is not None else []
+    return [*state.prompt, *reply]
+
+
 @dataclass(frozen=True, slots=True)
 class Call:
     """An action that will run: its tool and its prepared input."""
@@ -59,6 +69,8 @@ class Call:
     action: Action
     tool: BaseTool
     tool_input: Any
+    state: Mapping[str, Any] = field(default_factory=dict)
+    """The agent's state for ``InjectedState`` / ``ToolRuntime`` arguments."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +82,10 @@ class Outcome:
     error_class: ErrorClass | None = None
     transient: bool = False
     """A failure that may clear on a second try: retried like a timeout."""
+    blocks: tuple[dict[str, Any], ...] = ()
+    """Media blocks beside the text (images)."""
+    artifact: Any = None
+    """The tool's artifact."""
 
 
 class Budget:

@@ -155,6 +155,7 @@ class ClassifyError(Stage):
             # The window is still the one the prompt was built from: trim_memory runs after this.
             window_tokens=state.memory.token_count,
             window_budget=state.memory.max_tokens,
+            reply=state.reply,
         )
 
     def _loop_error(self, state: AgentState) -> RunError | None:

@@ -54,13 +54,15 @@ from .._timeout import (
     call_with_timeout,
 )
 from ..drift import REFUSED, TIMED_OUT, detect_drift
-from ..errors import ConfigurationError, ErrorClass, Policy
+from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
 from ..tools._args import coerce_single_arg
 from ..tools._injected import Injected, injected_args, model_args
 from ..tools._native import runs_async, runs_sync
-from ..tools._output import TransientError, is_error_result, stringify_output, truncate_output
+from ..tools._output import TransientError, is_error_result, truncate_output
+from ..tools._results import read_result
+from ..tools._runtime import agent_state, check_tool, tool_payload
 from ._base import Stage
 from ._calls import (
     Approve,
@@ -71,6 +73,7 @@ from ._calls import (
     aapproved,
     approved,
     refused,
+    state_messages,
     with_call_id,
 )
 
@@ -148,6 +151,8 @@ class DispatchTools(Stage):
             t.name: found for t in every if (found := injected_args(t)) is not None
         }
         self._model_args = {t.name: model_args(t, self._injected.get(t.name)) for t in every}
+        for t in every:  # refused now, not after a model call was paid for
+            check_tool(t, self._injected.get(t.name))
 
     # --- decisions (pure, shared by the sync and async drivers) ---------------
     def _unknown(self, action: Action) -> Observation:
@@ -169,28 +174,16 @@ class DispatchTools(Stage):
 
     def _payload(self, tool: BaseTool, call: Call, config: RunnableConfig) -> Any:
         """What the tool is invoked with: the model's input, injected arguments filled."""
+        every = list(self.tools.values())
         injected = self._injected.get(tool.name)
-        if injected is None:
-            return call.tool_input
-        args = {k: v for k, v in call.tool_input.items() if k not in injected.names}
-        configurable = config.get("configurable") or {}
-        for name in injected.from_config:
-            if name in configurable:
-                args[name] = configurable[name]
-            elif name in injected.required:
-                raise ConfigurationError(
-                    f"tool {tool.name!r} needs the injected argument {name!r}: "
-                    f"pass it in the run's config, {{'configurable': {{{name!r}: ...}}}}"
-                )
-        if not injected.call_id:
-            return args
-        # A full ToolCall: the tool fills its InjectedToolCallId argument from the id.
-        return {"type": "tool_call", "name": tool.name, "args": args, "id": call.action.call_id}
+        state, call_id = call.state, call.action.call_id or ""
+        return tool_payload(tool, injected, call.tool_input, call_id, config, state, every)
 
     def plan(self, state: AgentState | None, actions: Sequence[Action]) -> list[Observation | Call]:
         """Decide, per action, what to run (a call) or what to answer at once."""
         window = [message_text(m) for m in state.memory.messages] if state else []
         history = state.history if state else ()
+        seen = agent_state(state_messages(state))
         planned: list[Observation | Call] = []
         for index, action in enumerate(actions):
             tool = self.tools.get(action.tool)
@@ -216,15 +209,16 @@ class DispatchTools(Stage):
                 text = texts.TOOL_BAD_ARGUMENTS.format(name=tool.name, schema="{" + schema + "}")
                 planned.append(refused(action, ErrorClass.BAD_ARGUMENTS, text))
                 continue
-            planned.append(Call(action, tool, tool_input))
+            planned.append(Call(action, tool, tool_input, seen))
         return planned
 
-    def _judge(self, value: Any) -> Outcome:
-        text = truncate_output(redact(stringify_output(value)), self.max_observation_chars)
+    def _judge(self, value: Any, tool: BaseTool, call: Call) -> Outcome:
+        read = read_result(value, tool=tool.name, call_id=call.action.call_id)
+        text = truncate_output(redact(read.text), self.max_observation_chars)
         if is_error_result(text):
-            transient = isinstance(value, TransientError)
+            transient = isinstance(read.value, TransientError)
             return Outcome(False, text, ErrorClass.TOOL_FAILURE, transient=transient)
-        return Outcome(True, text)
+        return Outcome(True, text, blocks=read.blocks, artifact=read.artifact)
 
     def _failure(self, tool: BaseTool, exc: BaseException, timeout: float | None) -> Outcome:
         if isinstance(exc, CallTimeout):
@@ -281,6 +275,8 @@ class DispatchTools(Stage):
             tool=tool.name,
             attempts=attempts,
             latency_ms=(time.perf_counter() - started) * 1000,
+            blocks=outcome.blocks,
+            artifact=outcome.artifact,
         )
 
     def _limit_notice(self, call: Call) -> Observation:
@@ -288,7 +284,8 @@ class DispatchTools(Stage):
         return refused(call.action, ErrorClass.TOOL_LIMIT, text)
 
     # --- thin drivers --------------------------------------------------------------
-    def _attempt(self, tool: BaseTool, tool_input: Any, config: RunnableConfig) -> Outcome:
+    def _attempt(self, tool: BaseTool, call: Call, config: RunnableConfig) -> Outcome:
+        tool_input = self._payload(tool, call, config)
         timeout = tool_timeout(tool, self.timeout)
         what = f"tool {tool.name}"
         try:
@@ -299,11 +296,12 @@ class DispatchTools(Stage):
                 )
             else:
                 value = call_with_timeout(lambda: tool.invoke(tool_input, config), timeout, what)
-            return self._judge(value)
+            return self._judge(value, tool, call)
         except Exception as exc:
             return self._failure(tool, exc, timeout)
 
-    async def _aattempt(self, tool: BaseTool, tool_input: Any, config: RunnableConfig) -> Outcome:
+    async def _aattempt(self, tool: BaseTool, call: Call, config: RunnableConfig) -> Outcome:
+        tool_input = self._payload(tool, call, config)
         timeout = tool_timeout(tool, self.timeout)
         what = f"tool {tool.name}"
         try:
@@ -316,7 +314,7 @@ class DispatchTools(Stage):
                 value = await arun_sync_with_timeout(
                     lambda: tool.invoke(tool_input, config), timeout, what
                 )
-            return self._judge(value)
+            return self._judge(value, tool, call)
         except Exception as exc:
             return self._failure(tool, exc, timeout)
 
@@ -326,7 +324,7 @@ class DispatchTools(Stage):
             return self._limit_notice(call)
         while True:
             attempts += 1
-            outcome = self._attempt(tool, self._payload(tool, call, config), config)
+            outcome = self._attempt(tool, call, config)
             following = self._next(call, outcome, tool, attempts)
             if following is None or not budget.take(call.tool.name):
                 return self._observe(call, outcome, tool, attempts, started)
@@ -338,7 +336,7 @@ class DispatchTools(Stage):
             return self._limit_notice(call)
         while True:
             attempts += 1
-            outcome = await self._aattempt(tool, self._payload(tool, call, config), config)
+            outcome = await self._aattempt(tool, call, config)
             following = self._next(call, outcome, tool, attempts)
             if following is None or not budget.take(call.tool.name):
                 return self._observe(call, outcome, tool, attempts, started)

@@ -77,6 +77,7 @@ def _usage(prompt: list[BaseMessage], reply: AIMessage) -> Usage:
     return Usage(
         sum(count_message(m, estimate_tokens) for m in prompt),
         count_message(reply, estimate_tokens),
+        estimated=True,
     )
 
 

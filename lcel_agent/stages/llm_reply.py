@@ -139,12 +139,21 @@ def redact_reply(reply: AIMessage) -> AIMessage:
     calls = [{**c, "args": redact_value(c["args"])} for c in reply.tool_calls]
     # An unreadable call keeps its raw arguments twice: as ``args`` and quoted in ``error``.
     invalid = [redact_value(dict(c)) for c in reply.invalid_tool_calls]
+    # The provider's raw tool calls (langchain-openai 0.2 keeps them here): the reply itself
+    # is kept whole in the step records and the messages output.
+    extra = redact_value(reply.additional_kwargs)
     if (
         content == reply.content
         and calls == reply.tool_calls
         and invalid == reply.invalid_tool_calls
+        and extra == reply.additional_kwargs
     ):
         return reply
     return reply.model_copy(
-        update={"content": content, "tool_calls": calls, "invalid_tool_calls": invalid}
+        update={
+            "content": content,
+            "tool_calls": calls,
+            "invalid_tool_calls": invalid,
+            "additional_kwargs": extra,
+        }
     )

@@ -120,6 +120,8 @@ class FunctionChatModel(BaseChatModel):
         if isinstance(reply, BaseException):
             raise reply
         message = _to_message(reply).model_copy()
+        if message.usage_metadata is not None:  # a scripted reply's own usage (details and all)
+            return message
         prompt_tokens = sum(count_message(m, estimate_tokens) for m in messages)
         output_tokens = count_message(message, estimate_tokens)
         message.usage_metadata = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from langchain_core.tools import BaseTool, StructuredTool
 
-__all__ = ["runs_async", "runs_sync"]
+__all__ = ["runs_async", "runs_sync", "session_bound"]
 
 
 def runs_sync(tool: BaseTool) -> bool:
@@ -24,3 +24,23 @@ def runs_async(tool: BaseTool) -> bool:
     if isinstance(tool, StructuredTool):
         return tool.coroutine is not None
     return type(tool)._arun is not BaseTool._arun
+
+
+def session_bound(tool: BaseTool) -> bool:
+    """True for an async-only tool that holds an open MCP client session.
+
+    ``load_mcp_tools(session)`` gives such tools (``client.get_tools()`` does not: its
+    tools open a session per call). The session lives on the event loop that opened it,
+    so only an async run on that loop can use it: a sync run, which runs coroutines on a
+    loop of its own, would wait on it until the tool's time limit.
+    """
+    if not isinstance(tool, StructuredTool) or tool.func is not None or tool.coroutine is None:
+        return False
+    for cell in getattr(tool.coroutine, "__closure__", None) or ():
+        try:
+            kind = type(cell.cell_contents)
+        except ValueError:  # a cell not yet filled
+            continue
+        if kind.__name__ == "ClientSession" and kind.__module__.startswith("mcp"):
+            return True
+    return False
