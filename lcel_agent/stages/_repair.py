@@ -24,7 +24,7 @@ from typing import Any
 
 import json_repair
 
-__all__ = ["read_lenient", "whole_spans"]
+__all__ = ["read_lenient", "top_level_values", "whole_spans"]
 
 _OPENERS = "{["
 # Starting points tried at most: a reply of prose full of braces costs no more than this.
@@ -93,3 +93,29 @@ def read_lenient(text: str) -> dict[str, Any] | list[Any] | None:
         if isinstance(value, kind) and value:
             return value
     return None
+
+
+def top_level_values(text: str) -> list[dict[str, Any] | list[Any]]:
+    """Every whole object or list in ``text`` that is not inside another, in order.
+
+    Small models write a plan as several objects one after another (in one fence or
+    not) instead of a JSON list: ``{...}\n{...}\n{...}``. Each is read strictly, else
+    leniently; a span that reads as neither is skipped.
+    """
+    values: list[dict[str, Any] | list[Any]] = []
+    index = 0
+    while len(values) < _MAX_STARTS:
+        starts = [i for i in (text.find("{", index), text.find("[", index)) if i >= 0]
+        if not starts:
+            break
+        start = min(starts)
+        end = _end_of_value(text, start)
+        if end is None:
+            index = start + 1
+            continue
+        value = _load(text[start:end])
+        kind = dict if text[start] == "{" else list
+        if isinstance(value, kind) and value:
+            values.append(value)
+        index = end
+    return values

@@ -7,7 +7,9 @@ with a real JSON decoder, and returns the first object or list it can read.
 Failing that, it reads JSON as models write it (a line break inside a string,
 Python quotes, trailing commas, a comment after the object: see
 :mod:`lcel_agent.stages._repair`), but only a whole object or list: a reply cut
-off mid-value is never completed into an action.
+off mid-value is never completed into an action. Inside the agent, a reply that
+writes several objects one after another (a plan without the list's brackets)
+is read as the list of them (:func:`several_values`).
 
 Works on its own in any chain::
 
@@ -36,9 +38,9 @@ from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import AgentState, RunError
 from ..texts import FORMAT_REPROMPT, PROSE_REPROMPT
 from ._base import Stage
-from ._repair import read_lenient
+from ._repair import read_lenient, top_level_values
 
-__all__ = ["CleanJson", "KeepReply", "extract_json", "message_text"]
+__all__ = ["CleanJson", "KeepReply", "extract_json", "message_text", "several_values"]
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _DECODER = json.JSONDecoder()
@@ -93,6 +95,22 @@ def extract_json(text: str) -> dict[str, Any] | list[Any]:
     )
 
 
+def several_values(text: str) -> list[Any] | None:
+    """The actions of a reply that writes several objects one after another, as one list.
+
+    ``{...}\n{...}`` (a plan written without the list's brackets) reads as
+    ``[{...}, {...}]``; lists among them are spliced in. None when the reply holds one
+    value or fewer, or anything but objects.
+    """
+    if text.count("{") < 2:
+        return None
+    values = top_level_values(text)
+    if len(values) < 2:
+        return None
+    items = [item for v in values for item in (v if isinstance(v, list) else [v])]
+    return items if all(isinstance(item, dict) for item in items) else None
+
+
 class CleanJson(Stage):
     """Parse the reply's JSON into ``state.parsed`` (or a str/message into a value)."""
 
@@ -103,7 +121,7 @@ class CleanJson(Stage):
             return state
         text = message_text(state.reply)
         try:
-            parsed = extract_json(text)
+            parsed = several_values(text) or extract_json(text)
         except (ActionParseError, TypeError) as exc:
             prose = text.strip() and "{" not in text
             error = RunError(

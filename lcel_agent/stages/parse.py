@@ -15,8 +15,9 @@ Two parsers, one per protocol, each replacing the other under the same stage nam
   have that name).
 
 Shape rules (a violation is a ``format`` error): every action is an object with a
-non-empty string ``action`` and an ``action_input`` key; a list is not empty;
-``final`` stands alone. Whether the tool exists and the input fits is the
+non-empty string ``action`` and an ``action_input`` key; a list is not empty. A
+``final`` beside tool calls is dropped (the calls run; the model answers once it
+has their results); several finals alone: the last one is the answer. Whether the tool exists and the input fits is the
 dispatcher's business, so both protocols share those checks.
 """
 
@@ -75,6 +76,8 @@ def parse_actions(
     value: Any,
     tools: Collection[str] = (),
     arguments: Mapping[str, Collection[str]] | None = None,
+    *,
+    prefer_final: bool = False,
 ) -> tuple[Action, ...]:
     """Validate a parsed JSON value and return its actions.
 
@@ -82,6 +85,8 @@ def parse_actions(
         value: one action object or a list of them.
         tools: the agent's tool names, so ``get_weather(city)`` reads as ``get_weather``.
         arguments: each tool's argument names (see :func:`~lcel_agent.stages._shapes.read_action`).
+        prefer_final: keep a final answer over tool calls beside it (the loop reserved
+            for the answer, where no tool runs).
 
     Raises:
         ActionParseError: when the value breaks a shape rule (see the module docstring).
@@ -90,9 +95,15 @@ def parse_actions(
     if not items:
         raise _reject("the action list is empty", value)
     actions = tuple(_one(item, tools, arguments) for item in items)
-    if len(actions) > 1 and any(a.is_final for a in actions):
-        raise _reject("'final' cannot be mixed with other actions", value)
-    return actions
+    finals = tuple(a for a in actions if a.is_final)
+    if prefer_final and finals:
+        return finals[-1:]
+    calls = tuple(a for a in actions if not a.is_final)
+    # A final answer beside tool calls was written before their results: the model is
+    # planning. The calls run; the answer it guessed is dropped, and it answers again
+    # once it has the results (small models write such plans; a re-prompt made them
+    # write the same plan again).
+    return calls or actions[-1:]
 
 
 # A tool call as Qwen-style chat templates write it in text.
@@ -221,7 +232,9 @@ class ParseAction(Stage):
         if state.stop is not None or state.loop_error is not None or state.reply is None:
             return state
         try:
-            actions = parse_actions(state.parsed, self.tools, self.tools)
+            actions = parse_actions(
+                state.parsed, self.tools, self.tools, prefer_final=state.final_only
+            )
         except ActionParseError as exc:
             return _format_error(state, self.name or "parse_action", exc)
         return _with_actions(state, self.name or "parse_action", actions, self.response_format)

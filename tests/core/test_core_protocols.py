@@ -69,12 +69,33 @@ def test_parallel_off_runs_one_at_a_time(run, slow_weather, act):
     assert [o.ok for o in result.steps[0].observations] == [True, True]
 
 
-def test_final_mixed_with_tools_is_a_format_error(run, weather, act):
-    llm = ScriptedChatModel([acts(("get_weather", "北京"), ("final", "x")), act("final", "ok")])
-    result = run(create_agent(llm, [weather]))
-    assert (
-        result.steps[0].error_class is ErrorClass.FORMAT and result.stop_reason is StopReason.FINAL
+def test_a_final_beside_tool_calls_is_dropped_and_the_calls_run(run, weather, act, calls):
+    # A plan: calls, and an answer guessed before their results. The calls run; the model
+    # answers again with the results in hand.
+    llm = ScriptedChatModel(
+        [
+            acts(("get_weather", "北京"), ("final", "猜的"), ("get_weather", "上海")),
+            act("final", "ok"),
+        ]
     )
+    result = run(create_agent(llm, [weather]))
+    assert result.steps[0].error_class is None and result.output == "ok"
+    # Run concurrently: the order they were called in is the threads', not the reply's.
+    assert sorted(calls.items) == sorted([("get_weather", "北京"), ("get_weather", "上海")])
+    assert [a.tool_input for a in result.steps[0].actions] == ["北京", "上海"]
+
+
+def test_several_objects_one_after_another_are_one_list(run, weather, act, calls):
+    plan = (
+        "```json\n"
+        '{"action": "get_weather", "action_input": "北京"}\n'
+        '{"action": "final", "action_input": "北京今天的天气: ..."}\n'
+        '{"action": "get_weather", "action_input": "上海"}\n'
+        "```"
+    )
+    result = run(create_agent(ScriptedChatModel([plan, act("final", "ok")]), [weather]))
+    assert sorted(calls.items) == sorted([("get_weather", "北京"), ("get_weather", "上海")])
+    assert result.output == "ok"
 
 
 def test_reserve_final_answer_keeps_the_exact_bound(run, weather, act, calls):

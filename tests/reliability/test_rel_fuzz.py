@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lcel_agent.errors import ActionParseError
+from lcel_agent.stages._shapes import FINAL_NAMES
 from lcel_agent.stages.clean import extract_json
 from lcel_agent.stages.parse import parse_actions
 
@@ -61,13 +62,15 @@ def test_extract_json_recovers_wrapped_objects(
 
 
 _names = st.text(min_size=1, max_size=12).filter(lambda s: s.strip() != "")
+# Tool names: anything but the names a final answer goes by.
+_tool_names = _names.filter(lambda s: s.strip().lower() not in FINAL_NAMES)
 
 
 @st.composite
 def _bad_actions(draw: st.DrawFn) -> Any:
-    """A value ``parse_actions`` must reject, of one of the five kinds."""
-    kind = draw(st.sampled_from(["no_name", "no_input", "final_mixed", "empty", "non_dict"]))
-    good = {"action": draw(_names), "action_input": draw(_json)}
+    """A value ``parse_actions`` must reject, of one of the four kinds."""
+    kind = draw(st.sampled_from(["no_name", "no_input", "empty", "non_dict"]))
+    good = {"action": draw(_tool_names), "action_input": draw(_json)}
     if kind == "no_name":
         bad: dict[str, Any] = {"action_input": draw(_json)}
         name = draw(st.none() | st.integers() | st.just("") | st.just("  ") | st.lists(_names))
@@ -76,13 +79,6 @@ def _bad_actions(draw: st.DrawFn) -> Any:
         return draw(st.sampled_from([bad, [good, bad]]))
     if kind == "no_input":
         return draw(st.sampled_from([{"action": good["action"]}, [good, {"action": "x"}]]))
-    if kind == "final_mixed":
-        final = {
-            "action": draw(st.sampled_from(["final", "FINAL", " final "])),
-            "action_input": "a",
-        }
-        items = [good, final]
-        return draw(st.permutations(items))
     if kind == "empty":
         return []
     item = draw(_scalars | st.lists(_scalars, max_size=3))
@@ -98,14 +94,30 @@ def test_parse_actions_rejects_every_bad_shape(value: Any) -> None:
 
 @FUZZ
 @given(
+    st.lists(st.fixed_dictionaries({"action": _tool_names, "action_input": _json}), min_size=1),
+    st.sampled_from(["final", "FINAL", " final ", "Final Answer"]),
+    st.data(),
+)
+def test_a_final_beside_tool_calls_is_dropped_and_the_calls_kept(
+    calls: list[dict[str, Any]], final: str, data: st.DataObject
+) -> None:
+    items = data.draw(st.permutations([*calls, {"action": final, "action_input": "a"}]))
+    actions = parse_actions(items)
+    assert [a.tool for a in actions] == [i["action"].strip() for i in items if i in calls]
+    # On the loop reserved for the answer, the answer is kept instead.
+    (answer,) = parse_actions(items, prefer_final=True)
+    assert answer.is_final and answer.tool_input == "a"
+
+
+@FUZZ
+@given(
     st.lists(
-        st.fixed_dictionaries({"action": _names, "action_input": _json}), min_size=1, max_size=4
+        st.fixed_dictionaries({"action": _tool_names, "action_input": _json}),
+        min_size=1,
+        max_size=4,
     )
 )
 def test_parse_actions_accepts_well_formed_tool_lists(items: list[dict[str, Any]]) -> None:
-    items = [i for i in items if i["action"].strip().lower() != "final"] or [
-        {"action": "probe", "action_input": "北京"}
-    ]
     actions = parse_actions(items if len(items) > 1 else items[0])
     assert [(a.tool, a.tool_input) for a in actions] == [
         (i["action"].strip(), i["action_input"]) for i in items
