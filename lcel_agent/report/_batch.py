@@ -50,7 +50,8 @@ def read_results(path: str | Path) -> tuple[list[dict[str, Any]], list[tuple[int
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
-            problems.append((number, f"not JSON ({exc.msg} at column {exc.colno})"))
+            reason = exc.msg.removesuffix(" at")  # "Invalid control character at"
+            problems.append((number, f"not JSON ({reason} at column {exc.colno})"))
             continue
         if isinstance(item, dict):
             records.append(item)
