@@ -66,14 +66,19 @@ def test_every_snippet_runs_when_pasted_in_order(
     blocks = code_blocks(readme, "## Use")
     assert len(blocks) == 5
     namespace: dict[str, object] = {}
+    models = []
     for number, block in enumerate(blocks, 1):
         exec(compile(block, f"README.md (Use, block {number})", "exec"), namespace)
+        models.append(namespace.get("llm"))
 
     assert namespace["out"]["messages"][-1].response_metadata["stop_reason"] == "final"
     assert namespace["reply"].type == "ai"
     assert namespace["llm"].model_name == "deepseek-chat"
     lookup = namespace["lookup"]
     assert lookup.invoke("CN") == "China" and lookup.invoke("XX").startswith("ERROR:")
+    for model in {id(m): m for m in models if m is not None}.values():
+        model.root_client.close()  # the sync pool; closes_async_clients collects the async one
+    models.clear()
     namespace.clear()
 
 
