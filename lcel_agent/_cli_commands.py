@@ -34,9 +34,10 @@ lcel-agent run needs an OpenAI-compatible chat model. Set:
   export OPENAI_BASE_URL=<endpoint>   # optional: DeepSeek, Qwen, vLLM, Ollama ... (default: OpenAI)
   export AMAP_KEY=<Amap Web服务 key>   # optional: lets the get_weather tool work
 
-Or watch the whole loop offline, with no key and no network:
+Or try it offline, with no key and no network (a simulated model on 127.0.0.1):
 
-  lcel-agent demo
+  lcel-agent run --simulate "查询北京今天的天气"
+  lcel-agent demo                      # the article's task, with a noisy model
 """
 
 # The default noise of the demo's model, scaled by --noise: roughly what a small
@@ -92,6 +93,32 @@ def _write_report(result: AgentResult, path: Path | None) -> list[str]:
     return [f"report: {path}"]
 
 
+def _interrupted_report(task: str, steps: Sequence[StepRecord], path: Path | None) -> None:
+    """On Ctrl-C: the report of the loops that did finish, if one was asked for."""
+    if path is None:
+        return
+    from .report import render_run
+    from .state import StopReason, Usage
+
+    partial = AgentResult(
+        input=task,
+        output=None,
+        stop_reason=StopReason.MAX_LOOPS,  # replaced below: there is no stop reason for ^C
+        loops=len(steps),
+        steps=tuple(steps),
+        usage=sum((step.usage for step in steps), Usage()),
+    ).to_dict()
+    partial["stop_reason"] = "interrupted"
+    partial["error"] = {
+        "step": len(steps),
+        "stage": "loop",
+        "error_class": "interrupted",
+        "message": f"interrupted (Ctrl-C) after {len(steps)} finished loop(s)",
+    }
+    path.write_text(render_run(partial), encoding="utf-8")
+    _say(f"report of the {len(steps)} loop(s) that finished: {path}")
+
+
 def _finish(
     stream: Callable[[RunnableConfig], Iterator[Any]],
     args: argparse.Namespace,
@@ -102,11 +129,34 @@ def _finish(
     llm_timeout: float | None = None,
     llm_retries: int | None = None,
 ) -> int:
-    """Drive the run (live trace or JSON), write the report, return the exit status."""
+    """Drive the run (live trace or JSON), write the report, return the exit status.
+
+    On Ctrl-C the report (``--report``) still shows the loops that finished.
+    """
+    steps: list[StepRecord] = []
+    try:
+        return _drive(stream, args, task, facts, extra, steps, llm_timeout, llm_retries)
+    except KeyboardInterrupt:
+        _interrupted_report(task, steps, args.report)
+        raise
+
+
+def _drive(
+    stream: Callable[[RunnableConfig], Iterator[Any]],
+    args: argparse.Namespace,
+    task: str,
+    facts: Sequence[str],
+    extra: Callable[[], Sequence[str]],
+    steps: list[StepRecord],
+    llm_timeout: float | None,
+    llm_retries: int | None,
+) -> int:
     result: AgentResult | None = None
     if args.json:
         for event in stream(RunnableConfig()):
-            if isinstance(event, AgentResult):
+            if isinstance(event, StepRecord):
+                steps.append(event)
+            elif isinstance(event, AgentResult):
                 result = event
         if result is None:
             raise RuntimeError("the agent's stream ended without a result")
@@ -122,6 +172,7 @@ def _finish(
     with display.live() as watch:
         for event in stream(RunnableConfig(callbacks=[watch])):
             if isinstance(event, StepRecord):
+                steps.append(event)
                 display.step(event)
             elif isinstance(event, AgentResult):
                 result = event
@@ -139,6 +190,16 @@ def _approver(args: argparse.Namespace) -> Any:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    if not args.simulate:
+        return _run(args)
+    from .testing.offline import simulated_services
+
+    args.task = args.task or ARTICLE_TASK.prompt
+    with simulated_services():
+        return _run(args, simulated=True)
+
+
+def _run(args: argparse.Namespace, *, simulated: bool = False) -> int:
     key = os.environ.get("OPENAI_API_KEY", "").strip()
     if not key:
         print(_NO_KEY, file=sys.stderr, end="")
@@ -174,7 +235,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if warning is not None:
         _say(warning)
     facts = [
-        f"model {args.model}" + (f" @ {redact(base_url)}" if base_url else ""),
+        f"model {args.model}"
+        + (f" @ {redact(base_url)}" if base_url else "")
+        + (" (--simulate: simulated model, fake Amap and Baidu)" if simulated else ""),
         f"protocol {args.protocol}",
         f"max_loops {args.max_loops}",
         f"max_errors {args.max_errors}",

@@ -2,6 +2,8 @@
 
 ::
 
+    lcel-agent run --simulate                      # no key, no network: everything on loopback
+    lcel-agent batch tasks.jsonl --out results.jsonl --simulate
     export OPENAI_API_KEY=...                      # any OpenAI-compatible provider
     export OPENAI_BASE_URL=https://api.deepseek.com/v1   # optional
     lcel-agent run "查询北京和上海今天的天气" --model deepseek-chat --report run.html
@@ -20,14 +22,15 @@ LangChain is loaded, and the commands (``_cli_commands``) are imported inside
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from . import __version__
 from ._cli_status import EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
+from ._cli_types import any_int, positive_float, positive_int, rate, scale, temperature
 from ._redact import redact
 from .batch import _cli as batch_cli
 
@@ -62,60 +65,11 @@ time limits (run):
 environment (run):
   OPENAI_API_KEY   the provider's key (required; never printed)
   OPENAI_BASE_URL  an OpenAI-compatible endpoint: DeepSeek, Qwen, vLLM, Ollama, ...
-  AMAP_KEY         an Amap (高德) Web服务 key, for the get_weather tool""",
+  AMAP_KEY         an Amap (高德) Web服务 key, for the get_weather tool
+  --simulate needs none of them: a simulated model and fake Amap and Baidu
+  services run on 127.0.0.1 for the command's duration.""",
 )
 _EPILOG = "\n\n".join(_EPILOG_PARTS) + "\n"
-
-
-# --- argument types: each says what it wanted, in words ---------------------------------
-def _number(text: str, kind: Callable[[str], float], what: str) -> float:
-    try:
-        value = kind(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    value = int(_number(text, int, "a whole number >= 1"))
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
-
-
-def _any_int(text: str) -> int:
-    return int(_number(text, int, "a whole number"))
-
-
-def _positive_float(text: str) -> float:
-    value = _number(text, float, "a number > 0")
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
-    return value
-
-
-def _scale(text: str) -> float:
-    value = _number(text, float, "a number >= 0")
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
-def _rate(text: str) -> float:
-    value = _number(text, float, "a rate within 0..1")
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a rate within 0..1, got {text!r}")
-    return value
-
-
-def _temperature(text: str) -> float:
-    # OpenAI-compatible APIs accept 0..2 and answer anything else with a 400 mid-run.
-    value = _number(text, float, "a temperature within 0..2")
-    if not 0 <= value <= 2:
-        raise argparse.ArgumentTypeError(f"expected a temperature within 0..2, got {text!r}")
-    return value
 
 
 def _new_parser(
@@ -132,9 +86,9 @@ def _new_parser(
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--protocol", choices=("json", "tool_calling"), default="json",
                         help="how the model names actions: JSON replies or native tool calls")  # fmt: skip
-    parser.add_argument("--max-loops", type=_positive_int, default=10, metavar="N",
+    parser.add_argument("--max-loops", type=positive_int, default=10, metavar="N",
                         help="most model calls per run (default 10)")  # fmt: skip
-    parser.add_argument("--max-errors", type=_positive_int, default=2, metavar="N",
+    parser.add_argument("--max-errors", type=positive_int, default=2, metavar="N",
                         help="the same failure this many times in a row stops the run, "
                              "and twice this many loops without progress (default 2)")  # fmt: skip
     parser.add_argument("--json", action="store_true",
@@ -153,36 +107,45 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    run = _new_parser(commands, "run", "run TASK on a real model (OPENAI_API_KEY, OPENAI_BASE_URL)")
+    parser.add_argument("--version", action="version", version=f"lcel-agent {__version__}")
+    # Not required here: main() says "a command is needed" itself, after any unknown option.
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run = _new_parser(
+        commands, "run", "run TASK on a model (OPENAI_API_KEY), or offline with --simulate"
+    )
     run.add_argument("task", nargs="?", default=None, metavar="TASK",
-                     help="the task, e.g. '查询北京今天的天气'; '-' reads it from standard input")  # fmt: skip
+                     help="the task, e.g. '查询北京今天的天气'; '-' reads it from standard input "
+                     "(with --simulate, default: the article's task)")  # fmt: skip
+    run.add_argument("--simulate", action="store_true",
+                     help="no key, no network: a simulated model and fake Amap and Baidu on "
+                     "127.0.0.1 (it asks the weather of the cities TASK names and searches "
+                     "what TASK puts in quotes)")  # fmt: skip
     run.add_argument("--task-file", type=Path, default=None, metavar="PATH",
                      help="read the task from a UTF-8 text file (any length)")  # fmt: skip
     run.add_argument("--model", default="gpt-4o-mini", help="model name (default gpt-4o-mini)")
     _common(run)
-    run.add_argument("--memory-tokens", type=_positive_int, default=800, metavar="N",
+    run.add_argument("--memory-tokens", type=positive_int, default=800, metavar="N",
                      help="the memory window's token budget (default 800)")  # fmt: skip
-    run.add_argument("--temperature", type=_temperature, default=0.2, metavar="T",
+    run.add_argument("--temperature", type=temperature, default=0.2, metavar="T",
                      help="sampling temperature, 0..2 (default 0.2)")  # fmt: skip
-    run.add_argument("--max-tokens", type=_positive_int, default=1024, metavar="N",
+    run.add_argument("--max-tokens", type=positive_int, default=1024, metavar="N",
                      help="most tokens per model reply (default 1024)")  # fmt: skip
-    run.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
+    run.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
                      help="time limit of each model call attempt (default 60)")  # fmt: skip
-    run.add_argument("--token-budget", type=_positive_int, default=None, metavar="N",
+    run.add_argument("--token-budget", type=positive_int, default=None, metavar="N",
                      help="stop (exit 7) once the run has used N tokens")  # fmt: skip
-    run.add_argument("--time-budget", type=_positive_float, default=None, metavar="SECONDS",
+    run.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                      help="stop (exit 7) once the run has taken this long")  # fmt: skip
     demo = _new_parser(
         commands, "demo", "the article's task, fully offline: simulated model, fake Amap and Baidu"
     )
-    demo.add_argument("--noise", type=_scale, default=1.0, metavar="SCALE",
+    demo.add_argument("--noise", type=scale, default=1.0, metavar="SCALE",
                       help="scale of the model's noise (fences, typos, broken JSON); "
                       "0 = a perfect model, 1 = mild and realistic (default)")  # fmt: skip
-    demo.add_argument("--faults", type=_rate, default=0.0, metavar="RATE",
+    demo.add_argument("--faults", type=rate, default=0.0, metavar="RATE",
                       help="rate of model API faults (429, 500, dropped connections) "
                       "and of weather API timeouts (default 0)")  # fmt: skip
-    demo.add_argument("--seed", type=_any_int, default=15,
+    demo.add_argument("--seed", type=any_int, default=15,
                       help="seed of the noise and faults (default 15: a run that meets "
                       "and recovers from a format error)")  # fmt: skip
     _common(demo)
@@ -200,11 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # --- checks that need no LangChain: usage errors come before anything else -----------------
-def _read_task(args: argparse.Namespace, fail: Callable[[str], NoReturn]) -> str:
+def _read_task(args: argparse.Namespace, fail: Callable[[str], NoReturn]) -> str | None:
     """The task text of ``run``: the argument, standard input (``-``) or ``--task-file``."""
     if args.task is not None and args.task_file is not None:
         fail("give the task either as TASK or with --task-file, not both")
     if args.task is None and args.task_file is None:
+        if args.simulate:
+            return None  # the article's task, filled in by the command
         fail("a task is needed: TASK, '-' to read it from standard input, or --task-file PATH")
     source = "-" if args.task == "-" else args.task_file
     if source is None:
@@ -255,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         try:
             args, extra = parser.parse_known_args(argv)
+            if args.command is None:
+                unknown = [arg for arg in extra if arg.startswith("-")]
+                if unknown:
+                    parser.error(f"unknown option {unknown[0]} (see lcel-agent --help)")
+                parser.error("a command is needed: run, demo, batch or report")
             if extra:
                 args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
             _check(args)

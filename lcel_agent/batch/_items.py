@@ -96,9 +96,10 @@ def _parse(line: str, where: str) -> Any:
     try:
         return json.loads(line)
     except json.JSONDecodeError as exc:
+        # exc.msg may end in "at", waiting for the position str(exc) would add after it.
         raise BatchInputError(
-            f"{where}: not JSON ({exc.msg}); each line is a JSON string or an object "
-            '{"id": ..., "input": ...}'
+            f"{where}: not JSON ({exc.msg.removesuffix(' at')} at column {exc.colno}); "
+            'each line is a JSON string or an object {"id": ..., "input": ...}'
         ) from None
 
 

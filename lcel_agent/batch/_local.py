@@ -19,6 +19,7 @@ from ..errors import ConfigurationError
 from ._items import AgentFactory, Item, build_agent
 from ._limiter import AsyncRateLimitCallback, RateLimiter, RateSchedule
 from ._work import Finished, release, run_item
+from .errors import RateTooLowError
 
 __all__ = [
     "Executor",
@@ -27,6 +28,7 @@ __all__ = [
     "check_timeout",
     "headroom",
     "llm_timeout_of",
+    "timeout_needed",
     "wait_for_room",
 ]
 
@@ -66,6 +68,11 @@ def llm_timeout_of(agent: Any) -> float | None:
     return float(timeout) if isinstance(timeout, (int, float)) else None
 
 
+def timeout_needed(schedule: RateSchedule) -> float:
+    """The smallest ``llm_timeout`` that a call waiting a few turns for its own fits in."""
+    return 4 * (headroom(schedule) + schedule.interval)
+
+
 def check_timeout(schedule: RateSchedule, timeout: float | None) -> None:
     """Refuse an ``rpm`` so low that calls waiting for their turn would hit ``llm_timeout``.
 
@@ -73,14 +80,9 @@ def check_timeout(schedule: RateSchedule, timeout: float | None) -> None:
     toward the agent's ``llm_timeout``. The driver keeps the queue of booked calls
     short (see :func:`headroom`), so a call waits at most a few turns.
     """
-    need = 4 * (headroom(schedule) + schedule.interval)
+    need = timeout_needed(schedule)
     if schedule.rpm and timeout is not None and timeout < need:
-        raise ConfigurationError(
-            f"rpm={schedule.rpm:g} starts a model call every {schedule.interval:.1f} s and a "
-            f"call may wait a few turns for its own, inside the agent's llm_timeout="
-            f"{timeout:g} s: calls would time out while waiting. Build the agent with "
-            f"llm_timeout >= {need:.0f} s, or raise rpm."
-        )
+        raise RateTooLowError(schedule.rpm, schedule.interval, timeout, need)
 
 
 async def wait_for_room(backlog: Callable[[], Awaitable[float]], room: float) -> None:

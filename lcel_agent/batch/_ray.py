@@ -19,10 +19,12 @@ none of them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,6 +137,25 @@ def _remote(ray: Any) -> tuple[Any, Any]:
 
 # --- the driver's side -------------------------------------------------------------------
 
+# Ray's notice that token authentication is on (its secure default) comes on every job that
+# starts a local Ray; the notice that it is *off* is a warning worth reading and stays.
+_AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
+
+
+def _not_the_auth_on_notice(record: logging.LogRecord) -> bool:
+    return not record.getMessage().startswith("Token authentication is enabled")
+
+
+@contextlib.contextmanager
+def _quiet_auth_notice() -> Iterator[None]:
+    """Drop Ray's "token authentication is enabled" notice while Ray starts."""
+    logger = logging.getLogger(_AUTH_LOGGER)
+    logger.addFilter(_not_the_auth_on_notice)
+    try:
+        yield
+    finally:
+        logger.removeFilter(_not_the_auth_on_notice)
+
 
 @dataclass(eq=False)
 class _Slot:
@@ -196,13 +217,14 @@ class RayExecutor:
         if ray.is_initialized():
             return  # the caller connected (and chose runtime_env etc.) already
         try:
-            ray.init(
-                # None means a new local Ray, not whichever cluster Ray would find on its own
-                address=self.address or "local",
-                include_dashboard=False,
-                log_to_driver=False,
-                logging_level=logging.WARNING,
-            )
+            with _quiet_auth_notice():
+                ray.init(
+                    # None means a new local Ray, not whichever cluster Ray would find on its own
+                    address=self.address or "local",
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    logging_level=logging.WARNING,
+                )
         except Exception as exc:  # no cluster there, a version mismatch, auth ...
             where = f"the Ray cluster at {self.address!r}" if self.address else "a local Ray"
             raise BatchError(redact(f"cannot start or join {where}: {exc}")) from None

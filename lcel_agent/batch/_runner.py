@@ -212,15 +212,29 @@ async def _drive(
         await asyncio.gather(*running, ticker, return_exceptions=True)
 
 
-async def _main(job: _Job, executor: Executor, interrupted: list[BatchSummary]) -> BatchSummary:
+async def _main(
+    job: _Job, executor: Executor, interrupted: list[BatchSummary], started: float | None = None
+) -> BatchSummary:
+    """The job: start the workers (they check the agent), then open ``out`` and run.
+
+    The workers start first, so an agent the job cannot use (``rpm`` too low for its
+    ``llm_timeout``, a ``make_agent`` that raises) is refused before ``out`` is touched
+    or any progress is shown. ``started`` is when the job began (before Ray was joined).
+    """
     tally = Tally(out=str(job.out), total=job.total)
+    if started is not None:
+        tally.started = started
     try:
+        try:
+            await executor.start()
+        except asyncio.CancelledError:
+            interrupted.append(tally.summary(completed=False))
+            raise
+        tally.running_since = time.monotonic()
         with ResultStore(job.out) as store:
             tally.repaired = store.repaired
             display = make_display(job.progress, tally)
             try:
-                await executor.start()
-                tally.running_since = time.monotonic()
                 await _drive(job, executor, store, tally, display)
             except asyncio.CancelledError:
                 interrupted.append(tally.summary(completed=False))
@@ -304,12 +318,14 @@ def run_batch(
     job = _job(
         make_agent, inputs, out, executor, address, workers, max_in_flight, rpm, tpm, progress
     )
+    started = time.monotonic()  # the summary's time includes joining (or booting) Ray
     runner = _executor(job)
     if isinstance(runner, _Connects):
         runner.connect()  # here, in the caller's (main) thread: Ray sets signal handlers
     interrupted: list[BatchSummary] = []
     loop = _job_loop()
-    task = asyncio.run_coroutine_threadsafe(_start(_main(job, runner, interrupted)), loop).result()
+    job_main = _main(job, runner, interrupted, started)
+    task = asyncio.run_coroutine_threadsafe(_start(job_main), loop).result()
     ended = threading.Event()
     loop.call_soon_threadsafe(task.add_done_callback, lambda _task: ended.set())
     try:

@@ -9,6 +9,9 @@ gets its line in ``out``. These exceptions are for a *job* that cannot go on::
         ├── BatchStoreError                    ``out`` cannot be used (locked, damaged mid-file)
         └── BatchRunError                      a run raised (a bug in ``make_agent`` or the agent),
                                                or the workers are gone for good
+    ConfigurationError (also ValueError)
+    └── RateTooLowError                     ``rpm`` so low that calls waiting for their turn
+                                            would run past the agent's ``llm_timeout``
     KeyboardInterrupt
     └── BatchInterrupted                    Ctrl-C: the job stopped cleanly; ``.summary`` says
                                             how far it got (run the same job again to resume)
@@ -18,12 +21,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import LcelAgentError
+from ..errors import ConfigurationError, LcelAgentError
 
 if TYPE_CHECKING:
     from ._summary import BatchSummary
 
-__all__ = ["BatchError", "BatchInputError", "BatchInterrupted", "BatchRunError", "BatchStoreError"]
+__all__ = [
+    "BatchError",
+    "BatchInputError",
+    "BatchInterrupted",
+    "BatchRunError",
+    "BatchStoreError",
+    "RateTooLowError",
+]
 
 
 class BatchError(LcelAgentError):
@@ -57,3 +67,20 @@ class BatchInterrupted(KeyboardInterrupt):
     def __init__(self, summary: BatchSummary) -> None:
         super().__init__(f"batch interrupted: {summary.done} run(s) written to {summary.out}")
         self.summary = summary
+
+
+class RateTooLowError(ConfigurationError):
+    """``rpm`` starts model calls so far apart that a call waiting a few turns for its own
+    would run past the agent's ``llm_timeout`` (the wait happens inside the call).
+
+    Raised before any file is touched; ``need`` is the smallest ``llm_timeout`` that works.
+    """
+
+    def __init__(self, rpm: float, interval: float, timeout: float, need: float) -> None:
+        super().__init__(
+            f"rpm={rpm:g} starts a model call every {interval:.1f} s and a call may wait a "
+            f"few turns for its own, inside the agent's llm_timeout={timeout:g} s: calls "
+            f"would time out while waiting. Build the agent with llm_timeout >= {need:.0f} s, "
+            "or raise rpm."
+        )
+        self.rpm, self.interval, self.timeout, self.need = rpm, interval, timeout, need

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._view import CHART_H, CHART_W, Chart, RunView, _dict, _int, _num, _text, run_view, scrub
+from ._charts import Chart, histogram
+from ._view import RunView, _dict, _int, _num, _text, run_view, scrub
 
 __all__ = ["BatchRow", "BatchView", "batch_view", "read_results"]
 
@@ -50,7 +52,8 @@ def read_results(path: str | Path) -> tuple[list[dict[str, Any]], list[tuple[int
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
-            problems.append((number, f"not JSON ({exc.msg} at column {exc.colno})"))
+            reason = exc.msg.removesuffix(" at")  # "Invalid control character at"
+            problems.append((number, f"not JSON ({reason} at column {exc.colno})"))
             continue
         if isinstance(item, dict):
             records.append(item)
@@ -74,6 +77,20 @@ class BatchRow:
     problem: str
     run: RunView | None
 
+    @property
+    def line(self) -> int:
+        """The record's place in the file (finishing order, for a batch runner's file)."""
+        return int(self.anchor.removeprefix("run-"))
+
+    @property
+    def sort_key(self) -> tuple[tuple[int, int | str], ...]:
+        """The id in natural order: ``t2`` before ``t10``."""
+        return tuple(
+            (0, int(part)) if part.isdigit() else (1, part)
+            for part in re.split(r"(\d+)", self.id)
+            if part
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class BatchView:
@@ -87,6 +104,11 @@ class BatchView:
     figures: tuple[tuple[str, str, str, str, str], ...]  # (what, min, median, p90, max)
     charts: tuple[Chart, ...]
     problems: tuple[tuple[int, str], ...]
+
+    @property
+    def table(self) -> tuple[BatchRow, ...]:
+        """The rows as the runs table first shows them: by id, in natural order."""
+        return tuple(sorted(self.rows, key=lambda row: row.sort_key))
 
 
 def _record(item: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -133,30 +155,6 @@ def _quantile(values: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def histogram(title: str, values: Sequence[float], unit: str, css: str, bins: int = 12) -> Chart:
-    """``values`` counted into ``bins`` equal bins between their min and max, as a chart."""
-    low, high = (min(values), max(values)) if values else (0.0, 0.0)
-    width = (high - low) / bins if high > low else 1.0
-    counts = [0] * bins
-    for value in values:
-        counts[min(bins - 1, int((value - low) / width))] += 1
-    top = max([*counts, 1])
-    slot = CHART_W / bins
-    bars = []
-    for i, count in enumerate(counts):
-        h = count / top * CHART_H
-        start, end = low + i * width, low + (i + 1) * width
-        tip = f"{count} run(s) with {start:,.4g}–{end:,.4g} {unit}"
-        bars.append((i * slot + 1, CHART_H - h, slot - 2, h, css, tip))
-    return Chart(
-        title,
-        tuple(bars),
-        max_label=f"{top} runs",
-        legend=((css, f"runs per bin of {width:,.3g} {unit}"),),
-        x_range=(f"{low:,.4g} {unit}", f"{high:,.4g} {unit}"),
-    )
-
-
 def batch_view(
     records: Sequence[Mapping[str, Any]],
     problems: Sequence[tuple[int, str]] = (),
@@ -180,7 +178,9 @@ def batch_view(
     charts: tuple[Chart, ...] = ()
     if done:
         charts = (
-            histogram("Tokens per run", [float(r.tokens) for r in done], "tokens", "tok-in"),
+            histogram(
+                "Tokens per run", [float(r.tokens) for r in done], "tokens", "tok-in", whole=True
+            ),
             histogram("Wall time per run", [r.elapsed_s for r in done], "seconds", "dur"),
         )
     return BatchView(

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._redact import redact
+from ._charts import CHART_H, CHART_W, Chart
 
 __all__ = ["Bar", "Chart", "LoopView", "ObservationView", "RunView", "run_view", "scrub"]
 
 #: Fields of ``AgentResult.to_dict()`` the report places itself; others go to "other fields".
 RESULT_KEYS = frozenset(
     {"input", "output", "stop_reason", "loops", "steps", "usage", "error", "forced",
-     "elapsed_s", "messages"}
+     "elapsed_s", "messages", "compaction_usage", "compaction_calls"}
 )  # fmt: skip
 #: Fields of a step record the report places itself.
 STEP_KEYS = frozenset(
@@ -152,18 +153,6 @@ class LoopView:
 
 
 @dataclass(frozen=True, slots=True)
-class Chart:
-    """A small bar chart: ``bars`` are ``(x, y, width, height, css, tooltip)`` in a 600x160 box."""
-
-    title: str
-    bars: tuple[tuple[float, float, float, float, str, str], ...]
-    lines: tuple[tuple[float, str], ...] = ()  # (y, label) of a horizontal rule
-    max_label: str = ""
-    legend: tuple[tuple[str, str], ...] = ()  # (css, label)
-    x_range: tuple[str, str] = ("", "")  # labels of the x axis' two ends
-
-
-@dataclass(frozen=True, slots=True)
 class RunView:
     """Everything a run report shows."""
 
@@ -186,6 +175,10 @@ class RunView:
     messages: tuple[tuple[str, str], ...]
     other: str
     timed_by_stage: bool = field(default=False)
+    compaction_calls: int = 0
+    """Model calls the memory's compactor made (summaries), not counted in ``loops``."""
+    compaction_tokens: int = 0
+    """Tokens those calls spent (part of the run's usage)."""
 
 
 def _segments(step: Mapping[str, Any]) -> tuple[list[tuple[str, float]], bool]:
@@ -292,9 +285,6 @@ def _loop(step: Mapping[str, Any], index: int, scale_ms: float) -> LoopView:
     )
 
 
-CHART_W, CHART_H = 600.0, 160.0
-
-
 def _loop_range(rows: Sequence[LoopView]) -> tuple[str, str]:
     return (f"loop {rows[0].step}", f"loop {rows[-1].step}") if rows else ("", "")
 
@@ -352,6 +342,7 @@ def run_view(data: Mapping[str, Any]) -> RunView:
     scale_ms = max([*totals, 0.0])
     rows = tuple(_loop(s, i, scale_ms) for i, s in enumerate(steps))
     usage = _dict(data.get("usage"))
+    compaction = _dict(data.get("compaction_usage"))
     error = _dict(data.get("error"))
     stop = _text(data.get("stop_reason")) or "unknown"
     error_text = ""
@@ -391,4 +382,7 @@ def run_view(data: Mapping[str, Any]) -> RunView:
         ),
         other=pretty(other) if other else "",
         timed_by_stage=any(r.timed for r in rows),
+        compaction_calls=_int(data.get("compaction_calls")),
+        compaction_tokens=_int(compaction.get("input_tokens"))
+        + _int(compaction.get("output_tokens")),
     )

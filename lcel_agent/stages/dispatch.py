@@ -93,6 +93,16 @@ def is_idempotent(tool: BaseTool) -> bool:
     return bool((tool.metadata or {}).get("idempotent", False))
 
 
+def _with_call_ids(actions: tuple[Action, ...], results: list[Observation]) -> tuple[Action, ...]:
+    """The loop's actions with the call ids dispatch gave them (a JSON action has none
+    until then), so a step's actions and its observations name the same calls."""
+    tools = [a for a in actions if not a.is_final]
+    if len(tools) != len(results):
+        return actions
+    given = iter(obs.action for obs in results)
+    return tuple(a if a.is_final else next(given) for a in actions)
+
+
 def _excerpt(obs: Observation) -> str:
     """What drift detection remembers of a dispatched call."""
     if obs.ok:
@@ -360,6 +370,7 @@ class DispatchTools(Stage):
         history += [(obs.action.signature(), obs.ok, _excerpt(obs)) for obs in results]
         return dataclasses.replace(
             state,
+            actions=_with_call_ids(state.actions, results),
             observations=tuple(results),
             tool_counts=tuple(sorted(counts.items())),
             history=tuple(history),

@@ -7,6 +7,8 @@
 * :class:`ArticleTaskModel`: a simulated model for the article's task, with noise.
 * :class:`FakeAmapServer`, :class:`FakeBaiduServer`, :func:`use_services`: the
   weather and search services the bundled tools talk to.
+* :func:`simulated_services`: all of them on loopback at once, with the environment
+  pointed at them (what ``lcel-agent run --simulate`` uses).
 
 Pytest fixtures: ``pytest_plugins = ["lcel_agent.testing.fixtures"]``.
 """
@@ -14,6 +16,7 @@ Pytest fixtures: ``pytest_plugins = ["lcel_agent.testing.fixtures"]``.
 from .article import ArticleTaskModel
 from .fake import APIStatusFault, FunctionChatModel, ScriptedChatModel
 from .faults import Fault, FaultProfile, FaultSpec, Latency
+from .offline import TaskReadingModel, simulated_services
 from .policies import Reply, ScriptedPolicy, ScriptExhaustedError
 from .server import RecordedRequest, SimulatedOpenAIServer, completion_tokens, prompt_tokens
 from .services import FakeAmapServer, FakeBaiduServer, use_services
@@ -40,8 +43,10 @@ __all__ = [
     "ScriptedChatModel",
     "ScriptedPolicy",
     "SimulatedOpenAIServer",
+    "TaskReadingModel",
     "WeatherSearchTask",
     "completion_tokens",
     "prompt_tokens",
+    "simulated_services",
     "use_services",
 ]

@@ -317,7 +317,10 @@ class ArticleTaskModel:
         missing += [f"“{q}”的搜索结果" for q, _ in self.task.searches if q not in view.search]
         if missing:
             lines.append("未能获取：" + "、".join(missing))
-        lines.append(f"总结：以上是今天的天气和“{self.task.query}”的最新信息，请据此合理安排出行。")
+        if not self.task.cities and not self.task.searches:
+            return "（模拟模型）这个任务里没有它认识的城市，也没有用引号括起来的搜索词：它只会查天气和搜索。"
+        about = f"和“{self.task.query}”的最新信息" if self.task.query else ""
+        lines.append(f"总结：以上是今天的天气{about}，请据此合理安排出行。")
         return "\n".join(lines)
 
     def _notes(self, messages: list[dict[str, Any]]) -> str:

@@ -42,6 +42,7 @@ class WeatherSearchTask:
 
     cities: tuple[str, ...] = ("北京", "上海")
     query: str = "台风最新路径"
+    """The first search; empty for a task with no search."""
     keyword: str = "台风"
     """A search result for ``query`` counts only if one of its titles contains this."""
     weather_tool: str = "get_weather"
@@ -51,8 +52,9 @@ class WeatherSearchTask:
 
     @property
     def searches(self) -> tuple[tuple[str, str], ...]:
-        """``(query, keyword)`` of every search, in order."""
-        return ((self.query, self.keyword), *((q, q) for q in self.more_queries))
+        """``(query, keyword)`` of every search, in order (an empty ``query``: none first)."""
+        first = ((self.query, self.keyword),) if self.query else ()
+        return (*first, *((q, q) for q in self.more_queries))
 
     @property
     def prompt(self) -> str:
@@ -62,6 +64,8 @@ class WeatherSearchTask:
         else:
             where, what = "、".join(self.cities), "这些信息"
         quoted = [f"“{q}”" for q, _ in self.searches]
+        if not quoted:
+            return f"查询{where}今天的天气，最后总结{what}"
         searched = quoted[0] if len(quoted) == 1 else "、".join(quoted[:-1]) + "和" + quoted[-1]
         return f"查询{where}今天的天气，然后百度搜索{searched}，最后总结{what}"
 

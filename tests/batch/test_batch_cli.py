@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -166,3 +169,107 @@ def test_executor_ray_starts_a_local_ray_for_the_job_and_stops_it(
     while _processes_under(str(ray_tmp)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _processes_under(str(ray_tmp)) == []  # the Ray it started is gone with it
+
+
+# --- offline, and the options in the command's own words ---------------------------------
+
+
+def _offline_env() -> dict[str, str]:
+    """A clean environment: no key, no endpoint, no service URLs (--simulate sets them)."""
+    base = {k: v for k, v in os.environ.items() if k not in (*_SCRUBBED, "OPENAI_API_BASE")}
+    return base | {"PYTHONIOENCODING": "utf-8", "COLUMNS": "200",
+                   "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}  # fmt: skip
+
+
+def test_simulate_runs_every_task_with_no_key_and_no_network(tmp_path: Path) -> None:
+    tasks, out = tmp_path / "tasks.jsonl", tmp_path / "results.jsonl"
+    tasks.write_text('"查询北京今天的天气"\n{"id": "gz", "input": "查询广州和深圳今天的天气"}\n',
+                     encoding="utf-8")  # fmt: skip
+    run = batch(str(tasks), "--out", str(out), "--simulate", "--json", env=_offline_env())
+    stdout, stderr = run.communicate(timeout=120)
+    assert run.returncode == 0, stderr
+    assert json.loads(stdout)["stop_reasons"] == {"final": 2}
+    answers = {line["id"]: line["result"]["output"] for line in read_lines(out)}
+    assert "北京市天气：晴" in answers[0] and "深圳市天气：阵雨" in answers["gz"]
+
+
+def test_an_rpm_too_low_is_refused_before_anything_and_its_advice_can_be_followed(
+    tmp_path: Path,
+) -> None:
+    tasks, out = tmp_path / "tasks.jsonl", tmp_path / "new" / "results.jsonl"
+    tasks.write_text('"hello"\n', encoding="utf-8")  # the simulated model answers in one call
+    run = batch(str(tasks), "--out", str(out), "--simulate", "--rpm", "1", env=_offline_env())
+    stdout, stderr = run.communicate(timeout=120)
+    assert run.returncode == 2 and stdout == ""
+    assert stderr.startswith("lcel-agent batch: --rpm 1 starts a model call every 60.0 s")
+    assert len(stderr.splitlines()) == 1  # one line: no progress was shown before it
+    assert not out.parent.exists()  # no folder, no file
+    need = re.search(r"Give --llm-timeout (\d+) or more, or give a higher --rpm\.$", stderr.strip())
+    assert need is not None, stderr
+
+    run = batch(str(tasks), "--out", str(out), "--simulate", "--rpm", "1",
+                "--llm-timeout", need.group(1), "--json", env=_offline_env())  # fmt: skip
+    stdout, stderr = run.communicate(timeout=120)
+    assert run.returncode == 0, stderr
+    assert json.loads(stdout)["stop_reasons"] == {"final": 1}
+
+
+def test_an_rpm_too_low_for_an_own_agent_is_refused_before_out_is_touched(
+    env: dict[str, str], server: SimulatedOpenAIServer, tmp_path: Path
+) -> None:
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 1), tmp_path / "new" / "results.jsonl"
+    run = batch(str(tasks), "--out", str(out), "--agent", "batch_support:env_agent",
+                "--rpm", "2", env=env | {"BATCH_TEST_BASE_URL": server.base_url})  # fmt: skip
+    stdout, stderr = run.communicate(timeout=120)
+    assert run.returncode == 2 and stdout == ""
+    assert "--rpm 2 starts a model call every 30.0 s" in stderr
+    assert re.search(r"Build your --agent with llm_timeout >= \d+, or give a higher --rpm", stderr)
+    assert len(stderr.splitlines()) == 1 and not out.parent.exists()  # no progress, no file
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (["--workers", "2"], "--workers is for --executor ray (the local executor is one worker); "
+                             "--max-in-flight N runs more tasks at once"),
+        (["--simulate", "--address", "auto"], "--simulate runs everything on this machine's "
+                                              "loopback: leave out --address"),
+        (["--agent", "m:f", "--llm-timeout", "90"], "the agent of --agent sets its own"),
+        (["--max-in-flight", "x"], "argument --max-in-flight: expected a whole number >= 1, got 'x'"),
+        (["--rpm", "0"], "argument --rpm: expected a number per minute > 0, got '0'"),
+    ],
+)  # fmt: skip
+def test_option_errors_speak_in_options(
+    options: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lcel_agent.cli import main
+
+    tasks = write_tasks(tmp_path / "tasks.jsonl", 1)
+    assert main(["batch", str(tasks), "--out", str(tmp_path / "r.jsonl"), *options]) == 2
+    err = capsys.readouterr().err
+    assert said in err
+    assert "executor='ray'" not in err and "max_in_flight" not in err and "invalid" not in err
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+@pytest.mark.ray
+def test_a_ray_job_says_nothing_of_token_auth_and_counts_rays_boot(tmp_path: Path) -> None:
+    # As a user runs it: RAY_AUTH_MODE unset (Ray's token auth on, its default), own HOME.
+    tasks, out = tmp_path / "tasks.jsonl", tmp_path / "results.jsonl"
+    tasks.write_text('"查询北京今天的天气"\n"查询上海今天的天气"\n', encoding="utf-8")
+    ray_tmp = Path(tempfile.mkdtemp(prefix="rayh", dir="/tmp"))  # short: sockets live under it
+    job_env = {k: v for k, v in _offline_env().items() if k != "RAY_AUTH_MODE"} | {
+        "HOME": str(tmp_path), "RAY_TMPDIR": str(ray_tmp), "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+    }  # fmt: skip
+    try:
+        run = batch(str(tasks), "--out", str(out), "--simulate", "--executor", "ray",
+                    "--workers", "1", "--json", env=job_env)  # fmt: skip
+        stdout, stderr = run.communicate(timeout=180)
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    assert run.returncode == 0, stderr
+    assert "Token authentication" not in stderr and "WARNING" not in stderr
+    summary = json.loads(stdout)
+    assert summary["stop_reasons"] == {"final": 2}
+    assert summary["startup_s"] >= 2.0  # ray.init alone takes seconds here

@@ -75,6 +75,11 @@ def test_task_file_counts_streams_and_checks_every_line_up_front(tmp_path: Path)
     path.write_text('"a"\n查询北京\n', encoding="utf-8")
     with pytest.raises(BatchInputError, match=r"line 2: not JSON"):
         TaskFile(path).check()
+    path.write_text('"a"\n"北京\t天气"\n', encoding="utf-8")  # a raw tab inside a string
+    with pytest.raises(BatchInputError) as bad:
+        TaskFile(path).check()
+    # The whole phrase, with where: not "not JSON (Invalid control character at)".
+    assert "line 2: not JSON (Invalid control character at column 4);" in str(bad.value)
     path.write_bytes(b'"a"\n"\xff"\n')
     with pytest.raises(BatchInputError, match=r"line 2: not UTF-8"):
         TaskFile(path).check()

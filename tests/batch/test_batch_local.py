@@ -318,3 +318,26 @@ def test_progress_shows_done_rate_eta_and_stop_reasons(
     bar = _Bar(tally, screen)
     bar.close(tally)
     assert "max_errors 1" in screen.getvalue()
+
+
+def test_the_summary_counts_the_time_taken_to_join_the_workers(
+    server: SimulatedOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Joining Ray (ray.init, seconds) happens before the job's coroutine starts: the
+    # summary's time and its "starting" part must still include it.
+    import time
+
+    from lcel_agent.batch import _runner
+    from lcel_agent.batch._local import LocalExecutor
+
+    class SlowToJoin(LocalExecutor):
+        def connect(self) -> None:
+            time.sleep(1.0)
+
+    monkeypatch.setattr(
+        _runner, "_executor", lambda job: SlowToJoin(job.make_agent, max_in_flight=2)
+    )
+    summary = run_batch(functools.partial(make_agent, server.base_url), tasks(1),
+                        out=tmp_path / "r.jsonl", progress=False)  # fmt: skip
+    assert summary.startup_s >= 1.0 and summary.elapsed_s >= summary.startup_s
+    assert f"({summary.startup_s:.1f} s starting)" in str(summary)

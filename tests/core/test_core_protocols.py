@@ -248,3 +248,15 @@ def test_cancelling_ainvoke_stops_promptly(act):
         return time.monotonic() - started
 
     assert asyncio.run(main()) < 1.0
+
+
+def test_a_steps_actions_carry_the_call_ids_of_their_observations(run, weather, act):
+    # JSON actions have no id until dispatch gives one: the record shows the same ids twice.
+    llm = ScriptedChatModel(
+        [acts(("get_weather", "北京"), ("get_weather", "上海")), act("final", "ok")]
+    )
+    steps = run(create_agent(llm, [weather])).to_dict()["steps"]
+    ids = [a["call_id"] for a in steps[0]["actions"]]
+    assert all(ids) and len(set(ids)) == 2
+    assert ids == [o["action"]["call_id"] for o in steps[0]["observations"]]
+    assert steps[1]["actions"][0]["call_id"] is None  # the final answer is no call

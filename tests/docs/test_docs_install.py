@@ -50,3 +50,12 @@ def test_the_wheel_carries_the_report_templates(tmp_path):
     templates = {p.name for p in (ROOT / "lcel_agent" / "report" / "templates").iterdir()}
     assert {f"lcel_agent/report/templates/{t}" for t in templates} <= names
     assert "lcel_agent/py.typed" in names
+
+
+def test_the_home_page_leads_to_every_page_and_names_no_placeholder():
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    onward = index[index.index("## Where to go next") :]
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")} - {"index.md"}
+    assert {page for page in pages if f"]({page})" not in onward} == set()
+    assert re.findall(r"<[a-z][^>]* (?:URL|url)[^>]*>", index) == []  # no "<the repository's URL>"
+    assert ".venv/bin/lcel-agent" in index and "--simulate" in index

@@ -41,6 +41,12 @@ def test_read_results_keeps_every_line_it_cannot_read(write_jsonl, mixed_result)
     assert "not JSON" in problems[0][1] and "list" in problems[1][1]
 
 
+def test_a_line_that_is_not_json_says_its_whole_reason(write_jsonl):
+    path = write_jsonl(['{"id": "a\tb"}'])  # a raw tab inside a string
+    _, problems = read_results(path)
+    assert problems == [(1, "not JSON (Invalid control character at column 10)")]
+
+
 def test_read_results_takes_one_json_result_too(tmp_path, mixed_result):
     path = tmp_path / "run.json"
     path.write_text(json.dumps(mixed_result.to_dict(), ensure_ascii=False, indent=2))

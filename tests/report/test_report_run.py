@@ -118,6 +118,19 @@ def test_fields_it_does_not_know_are_shown_not_dropped(mixed_result):
     assert '"cache_hits": 7' in text
 
 
+def test_the_librarys_own_fields_are_known_not_other(mixed_result):
+    data = mixed_result.to_dict()
+    assert {"compaction_usage", "compaction_calls"} <= data.keys()
+    page = Page(render_run(data))
+    assert "Other fields" not in page.text  # every field of today's to_dict() has its place
+
+    data["compaction_calls"] = 2
+    data["compaction_usage"] = {"input_tokens": 900, "output_tokens": 312, "total_tokens": 1212}
+    page = Page(render_run(data))
+    assert "memory summaries: 2 calls, 1,212 tokens" in page.text
+    assert "Other fields" not in page.text
+
+
 @pytest.mark.parametrize(
     "data",
     [

@@ -1,0 +1,79 @@
+"""Argument types of ``lcel-agent``: each says what it wanted, in words, never "invalid int value".
+
+Used by :mod:`lcel_agent.cli` and the batch room's parser (:mod:`lcel_agent.batch._cli`);
+they import nothing heavy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+__all__ = [
+    "any_int",
+    "per_minute",
+    "positive_float",
+    "positive_int",
+    "rate",
+    "scale",
+    "temperature",
+]
+
+
+def _number(text: str, kind: Callable[[str], float], what: str) -> float:
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = int(_number(text, int, "a whole number >= 1"))
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def any_int(text: str) -> int:
+    return int(_number(text, int, "a whole number"))
+
+
+def positive_float(text: str) -> float:
+    value = _number(text, float, "a number > 0")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
+def scale(text: str) -> float:
+    value = _number(text, float, "a number >= 0")
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def rate(text: str) -> float:
+    value = _number(text, float, "a rate within 0..1")
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a rate within 0..1, got {text!r}")
+    return value
+
+
+def temperature(text: str) -> float:
+    # OpenAI-compatible APIs accept 0..2 and answer anything else with a 400 mid-run.
+    value = _number(text, float, "a temperature within 0..2")
+    if not 0 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"expected a temperature within 0..2, got {text!r}")
+    return value
+
+
+def per_minute(text: str) -> float:
+    """A rate per minute: a number > 0."""
+    value = _number(text, float, "a number per minute > 0")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number per minute > 0, got {text!r}")
+    return value
