@@ -9,11 +9,8 @@ string is coerced, the article's pitfall 1). Then the calls run, concurrently
 when there are several and ``parallel=True`` (threads in sync code, tasks in
 async code, at most ``max_concurrency`` at once), each with its time limit;
 results come back in the order of the actions and one failing call loses
-nothing of the others. A timed-out call, or one whose failure may clear on its
-own (a :class:`~lcel_agent.tools.TransientError` result, a raised ``TimeoutError``
-or ``ConnectionError``), is retried once when ``tool_timeout``'s policy says
-``retry`` and the tool is idempotent; any other failure only when its own policy
-says so. Then the fallback tool runs, if there is one.
+nothing of the others. How one call runs (its attempts, a retry, the fallback)
+is :mod:`lcel_agent.stages._run_call`'s.
 
 Before anything runs, an ``approve`` callable (sync or async) is asked about
 each call, in order: ``True`` runs it; ``False`` or a string refuses it (the
@@ -41,56 +38,33 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from pydantic import ValidationError
 
 from .. import texts
 from .._messages import message_text
-from .._redact import redact
-from .._timeout import (
-    CallTimeout,
-    acall_with_timeout,
-    arun_sync_with_timeout,
-    call_async_with_timeout,
-    call_with_timeout,
-)
 from ..drift import REFUSED, TIMED_OUT, detect_drift
 from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
 from ..tools._args import coerce_single_arg
 from ..tools._injected import Injected, injected_args, model_args
-from ..tools._native import runs_async, runs_sync
-from ..tools._output import TransientError, is_error_result, truncate_output
-from ..tools._results import read_result
-from ..tools._runtime import agent_state, check_tool, tool_payload
+from ..tools._runtime import agent_state, check_tool
 from ._base import Stage
 from ._calls import (
     Approve,
     Batch,
     Budget,
     Call,
-    Outcome,
     aapproved,
     approved,
     refused,
     state_messages,
     with_call_id,
 )
+from ._run_call import CallRunner, is_idempotent, tool_timeout
 
 __all__ = ["Approve", "DispatchTools", "is_idempotent", "tool_timeout"]
 
 _EXCERPT = 48
-
-
-def tool_timeout(tool: BaseTool, default: float | None) -> float | None:
-    """The tool's own time limit (``tool.metadata["timeout"]``) or ``default``."""
-    value = (tool.metadata or {}).get("timeout", default)
-    return None if value is None else float(value)
-
-
-def is_idempotent(tool: BaseTool) -> bool:
-    """True when ``tool.metadata["idempotent"]`` says the tool may run twice safely."""
-    return bool((tool.metadata or {}).get("idempotent", False))
 
 
 def _with_call_ids(actions: tuple[Action, ...], results: list[Observation]) -> tuple[Action, ...]:
@@ -163,6 +137,15 @@ class DispatchTools(Stage):
         self._model_args = {t.name: model_args(t, self._injected.get(t.name)) for t in every}
         for t in every:  # refused now, not after a model call was paid for
             check_tool(t, self._injected.get(t.name))
+        self._runner = CallRunner(
+            self.tools,
+            self._injected,
+            timeout=timeout,
+            limits=self.limits,
+            fallbacks=self.fallbacks,
+            policies=self.policies,
+            max_observation_chars=max_observation_chars,
+        )
 
     # --- decisions (pure, shared by the sync and async drivers) ---------------
     def _unknown(self, action: Action) -> Observation:
@@ -181,13 +164,6 @@ class DispatchTools(Stage):
         if not isinstance(value, dict):
             raise ValueError(f"expected an object with {fields}")
         return value
-
-    def _payload(self, tool: BaseTool, call: Call, config: RunnableConfig) -> Any:
-        """What the tool is invoked with: the model's input, injected arguments filled."""
-        every = list(self.tools.values())
-        injected = self._injected.get(tool.name)
-        state, call_id = call.state, call.action.call_id or ""
-        return tool_payload(tool, injected, call.tool_input, call_id, config, state, every)
 
     def plan(self, state: AgentState | None, actions: Sequence[Action]) -> list[Observation | Call]:
         """Decide, per action, what to run (a call) or what to answer at once."""
@@ -222,135 +198,12 @@ class DispatchTools(Stage):
             planned.append(Call(action, tool, tool_input, seen))
         return planned
 
-    def _judge(self, value: Any, tool: BaseTool, call: Call) -> Outcome:
-        read = read_result(value, tool=tool.name, call_id=call.action.call_id)
-        text = truncate_output(redact(read.text), self.max_observation_chars)
-        if is_error_result(text):
-            transient = isinstance(read.value, TransientError)
-            return Outcome(False, text, ErrorClass.TOOL_FAILURE, transient=transient)
-        return Outcome(True, text, blocks=read.blocks, artifact=read.artifact)
-
-    def _failure(self, tool: BaseTool, exc: BaseException, timeout: float | None) -> Outcome:
-        if isinstance(exc, CallTimeout):
-            return Outcome(
-                False,
-                f"ERROR: tool {tool.name!r} timed out after {timeout:g} s",
-                ErrorClass.TOOL_TIMEOUT,
-                transient=True,
-            )
-        if isinstance(exc, ValidationError):
-            return Outcome(
-                False,
-                f"ERROR: invalid input for {tool.name!r}: {exc.error_count()} error(s)",
-                ErrorClass.BAD_ARGUMENTS,
-            )
-        detail = redact(f"ERROR: {type(exc).__name__}: {exc}")
-        transient = isinstance(exc, TimeoutError | ConnectionError)
-        return Outcome(
-            False, truncate_output(detail, 500), ErrorClass.TOOL_FAILURE, transient=transient
-        )
-
-    def _next(self, call: Call, outcome: Outcome, tool: BaseTool, attempts: int) -> BaseTool | None:
-        """The tool to run next for ``call`` (a retry or the fallback), or None to stop."""
-        if outcome.ok or outcome.error_class not in (
-            ErrorClass.TOOL_FAILURE,
-            ErrorClass.TOOL_TIMEOUT,
-        ):
-            return None
-        policy = self.policies[outcome.error_class]
-        if policy is Policy.STOP:
-            return None
-        # A transient failure (a timeout, a dropped connection, a 5xx) is retried as a
-        # timeout would be; a plain ERROR result only when its own policy says retry.
-        if outcome.transient:
-            policy = self.policies[ErrorClass.TOOL_TIMEOUT]
-        if policy is Policy.RETRY and attempts == 1 and tool is call.tool and is_idempotent(tool):
-            return tool
-        fallback = self.fallbacks.get(call.tool.name)
-        if fallback is not None and tool is not fallback:
-            return fallback
-        return None
-
-    def _observe(
-        self, call: Call, outcome: Outcome, tool: BaseTool, attempts: int, started: float
-    ) -> Observation:
-        text = outcome.text
-        if not outcome.ok and outcome.error_class is not ErrorClass.BAD_ARGUMENTS:
-            text = texts.TOOL_FAILED.format(name=tool.name, detail=text)
-        return Observation(
-            call.action,
-            text,
-            outcome.ok,
-            outcome.error_class,
-            tool=tool.name,
-            attempts=attempts,
-            latency_ms=(time.perf_counter() - started) * 1000,
-            blocks=outcome.blocks,
-            artifact=outcome.artifact,
-        )
-
-    def _limit_notice(self, call: Call) -> Observation:
-        text = texts.TOOL_LIMIT.format(name=call.tool.name, limit=self.limits[call.tool.name])
-        return refused(call.action, ErrorClass.TOOL_LIMIT, text)
-
-    # --- thin drivers --------------------------------------------------------------
-    def _attempt(self, tool: BaseTool, call: Call, config: RunnableConfig) -> Outcome:
-        tool_input = self._payload(tool, call, config)
-        timeout = tool_timeout(tool, self.timeout)
-        what = f"tool {tool.name}"
-        try:
-            if not runs_sync(tool):
-                # An async-only tool: on a loop of its own, where an overrun is cancelled.
-                value = call_async_with_timeout(
-                    lambda: tool.ainvoke(tool_input, config), timeout, what
-                )
-            else:
-                value = call_with_timeout(lambda: tool.invoke(tool_input, config), timeout, what)
-            return self._judge(value, tool, call)
-        except Exception as exc:
-            return self._failure(tool, exc, timeout)
-
-    async def _aattempt(self, tool: BaseTool, call: Call, config: RunnableConfig) -> Outcome:
-        tool_input = self._payload(tool, call, config)
-        timeout = tool_timeout(tool, self.timeout)
-        what = f"tool {tool.name}"
-        try:
-            if runs_async(tool):
-                value = await acall_with_timeout(
-                    lambda: tool.ainvoke(tool_input, config), timeout, what
-                )
-            else:
-                # A blocking tool on a thread of its own: one that overruns is abandoned.
-                value = await arun_sync_with_timeout(
-                    lambda: tool.invoke(tool_input, config), timeout, what
-                )
-            return self._judge(value, tool, call)
-        except Exception as exc:
-            return self._failure(tool, exc, timeout)
-
+    # --- running a call (lcel_agent.stages._run_call) ----------------------------------
     def _execute(self, call: Call, budget: Budget, config: RunnableConfig) -> Observation:
-        started, tool, attempts = time.perf_counter(), call.tool, 0
-        if not budget.take(call.tool.name):
-            return self._limit_notice(call)
-        while True:
-            attempts += 1
-            outcome = self._attempt(tool, call, config)
-            following = self._next(call, outcome, tool, attempts)
-            if following is None or not budget.take(call.tool.name):
-                return self._observe(call, outcome, tool, attempts, started)
-            tool = following
+        return self._runner.execute(call, budget, config)
 
     async def _aexecute(self, call: Call, budget: Budget, config: RunnableConfig) -> Observation:
-        started, tool, attempts = time.perf_counter(), call.tool, 0
-        if not budget.take(call.tool.name):
-            return self._limit_notice(call)
-        while True:
-            attempts += 1
-            outcome = await self._aattempt(tool, call, config)
-            following = self._next(call, outcome, tool, attempts)
-            if following is None or not budget.take(call.tool.name):
-                return self._observe(call, outcome, tool, attempts, started)
-            tool = following
+        return await self._runner.aexecute(call, budget, config)
 
     # --- the stage --------------------------------------------------------------------
     def _tool_actions(self, state: AgentState) -> tuple[Action, ...]:
