@@ -19,11 +19,12 @@ the same drift again stops the run with ``drift``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 
 from .state import Action
 
-__all__ = ["REFUSED", "TIMED_OUT", "HistoryEntry", "detect_drift"]
+__all__ = ["REFUSED", "TIMED_OUT", "HistoryEntry", "detect_drift", "done_calls"]
 
 #: The result prefix recorded for a call that failed only by running out of time.
 TIMED_OUT = "\x00timed out"
@@ -73,3 +74,22 @@ def detect_drift(
     if len(sigs) >= 3 and sigs[-2] == sig and sigs[-3] == sigs[-1] and sigs[-1] != sig:
         return "it oscillates with another call"
     return None
+
+
+def done_calls(history: Sequence[HistoryEntry]) -> list[str]:
+    """The calls that succeeded so far, each once, as the model would write them:
+    ``search_baidu(台风最新路径)``."""
+    done: list[str] = []
+    for signature, ok, _ in history:
+        if not ok:
+            continue
+        name, _, given = signature.partition("\x00")
+        try:
+            value = json.loads(given)
+        except ValueError:
+            value = given
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        call = f"{name}({text})"
+        if call not in done:
+            done.append(call)
+    return done

@@ -94,11 +94,14 @@ TOOL_LIMIT = (
     "ERROR: tool {name!r} may be called at most {limit} times per run; that limit is spent."
 )
 
-#: The model repeated an action. Fields: name, why.
+#: The model repeated an action. Fields: name, why, question (the task, shortened), done
+#: (the calls that succeeded so far). Said with the question and what is done: a small
+#: model that repeats itself has lost track of both.
 DRIFT_NUDGE = (
     "ERROR: you already made the call {name} with this input ({why}), so it was not run "
-    "again. Do not repeat calls. Call a tool only for what is still missing; if you have "
-    "everything the question asks for, give your final answer now."
+    "again. Do not repeat calls. The question: {question}\nDone so far: {done}.\n"
+    "Call a tool only for what the question still needs; if nothing is missing, give your "
+    "final answer now."
 )
 
 #: A tool action on the loop reserved for the final answer. Fields: name.

@@ -105,7 +105,7 @@ def several_values(text: str) -> list[Any] | None:
     ``[{...}, {...}]``; lists among them are spliced in. None when the reply holds one
     value or fewer, or anything but objects.
     """
-    if text.count("{") < 2:
+    if text.count("{") + text.count("[") < 2:
         return None
     values = top_level_values(text)
     if len(values) < 2:

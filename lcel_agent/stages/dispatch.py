@@ -41,7 +41,7 @@ from langchain_core.tools import BaseTool
 
 from .. import texts
 from .._messages import message_text
-from ..drift import REFUSED, TIMED_OUT, detect_drift
+from ..drift import REFUSED, TIMED_OUT, detect_drift, done_calls
 from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
@@ -75,6 +75,12 @@ def _with_call_ids(actions: tuple[Action, ...], results: list[Observation]) -> t
         return actions
     given = iter(obs.action for obs in results)
     return tuple(a if a.is_final else next(given) for a in actions)
+
+
+def _shortened(task: str, limit: int = 300) -> str:
+    """The task as a nudge repeats it: a long one keeps its head."""
+    task = " ".join(str(task).split())
+    return task if len(task) <= limit else task[:limit] + "…"
 
 
 def _excerpt(obs: Observation) -> str:
@@ -183,8 +189,13 @@ class DispatchTools(Stage):
                 if state
                 else None
             )
-            if why is not None:
-                text = texts.DRIFT_NUDGE.format(name=action.tool, why=why)
+            if why is not None and state is not None:
+                text = texts.DRIFT_NUDGE.format(
+                    name=action.tool,
+                    why=why,
+                    question=_shortened(state.task),
+                    done=", ".join(done_calls(history)) or "nothing yet",
+                )
                 planned.append(refused(action, ErrorClass.DRIFT, text))
                 continue
             try:

@@ -389,3 +389,6 @@ def test_the_nudge_says_why_a_repeat_was_refused(run, weather, act, calls):
     assert all("its result is already in the conversation" in n for n in nudges), nudges
     assert not any("already failed" in n for n in nudges)
     assert result.stop_reason is StopReason.DRIFT and calls.items == [("get_weather", "北京")]
+    # A model that repeats itself has lost track: the nudge says the question again and
+    # what is done, so it can see what is missing.
+    assert "The question: 查询北京天气\nDone so far: get_weather(北京)." in nudges[0]

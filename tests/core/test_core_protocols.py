@@ -260,3 +260,17 @@ def test_a_steps_actions_carry_the_call_ids_of_their_observations(run, weather, 
     assert all(ids) and len(set(ids)) == 2
     assert ids == [o["action"]["call_id"] for o in steps[0]["observations"]]
     assert steps[1]["actions"][0]["call_id"] is None  # the final answer is no call
+
+
+def test_a_plan_of_bracketed_calls_and_a_guessed_answer_runs_the_calls(run, weather, act, calls):
+    # Written by the 1.5B model: each call in brackets instead of braces, then an answer.
+    plan = (
+        "```json\n"
+        '["action": "get_weather", "action_input": "北京"],\n'
+        '["action": "get_weather", "action_input": "上海"],\n'
+        '{"action": "final", "action_input": "可以通过查询天气预报来了解。"}\n'
+        "```"
+    )
+    result = run(create_agent(ScriptedChatModel([plan, act("final", "ok")]), [weather]))
+    assert sorted(calls.items) == sorted([("get_weather", "北京"), ("get_weather", "上海")])
+    assert result.output == "ok" and result.steps[0].error_class is None
