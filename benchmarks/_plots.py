@@ -83,8 +83,11 @@ def _bars(results: dict[str, Any], key: str, label: str, path: Path, percent: bo
         colours = ["#3b5bdb" if n.startswith("lcel_agent") else "#adb5bd" for n in names]
         ax.barh(names, values, color=colours)
         ax.invert_yaxis()
-        runs = rows[0].get("runs", "?")
-        ax.set_title(f"{TITLES.get(section, section)} ({runs} runs each)", loc="left")
+        counts = sorted({r.get("runs", 0) for r in rows})
+        runs = (
+            f"{counts[0]} runs each" if len(counts) == 1 else f"{counts[0]}–{counts[-1]} runs a row"
+        )
+        ax.set_title(f"{TITLES.get(section, section)} ({runs})", loc="left")
         ax.set_xlabel(label)
         if percent:
             ax.set_xlim(0, 105)

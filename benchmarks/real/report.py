@@ -125,8 +125,14 @@ def plots(rows: list[dict[str, Any]], folder: Path) -> list[Path]:
     from benchmarks import _plots
 
     results: dict[str, list[dict[str, Any]]] = {}
+    models = sorted({r["model"] for r in rows}, key=lambda m: (m != "1.5b", m))
+    tasks = list(TASKS)
     for row in rows:
-        section = f"real_{row['model'].replace('.', '_')}_{row['task']}"
+        # Sections are drawn in name order: the 1.5B model first, then the tasks' order.
+        rank = (
+            f"{models.index(row['model'])}{tasks.index(row['task']) if row['task'] in tasks else 9}"
+        )
+        section = f"real{rank}_{row['model'].replace('.', '_')}_{row['task']}"
         _plots.TITLES[section] = f"{row['model']}: {TASK_TITLES.get(row['task'], row['task'])}"
         results.setdefault(section, []).append(row)
     folder.mkdir(parents=True, exist_ok=True)
