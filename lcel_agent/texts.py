@@ -56,10 +56,13 @@ JSON_CALL = '{"action": "<tool name>", "action_input": "<its input>"} to call a 
 #: Parallel calls in the JSON protocol, added to :data:`JSON_CALL`. No fields.
 JSON_PARALLEL = " (several calls at once: a JSON list of these)"
 
-#: The form of the final answer. No fields.
+#: The form of the final answer. No fields. (Asked for "your complete answer", a 1.5B
+#: model summarised the facts away: the answers to the article's task named each city's
+#: weather but dropped its temperature; asked for the results first, it kept them more
+#: often: docs/benchmarks.md, "Real models".)
 JSON_FINAL = (
-    '{"action": "final", "action_input": "<your complete answer>"} to answer, '
-    "once you have what the question asks for"
+    '{"action": "final", "action_input": "<your complete answer: the results you found, '
+    'then your summary>"} to answer, once you have what the question asks for'
 )
 
 #: Tool output is untrusted: it must not steer the agent. No fields.
