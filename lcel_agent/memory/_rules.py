@@ -199,6 +199,20 @@ class WindowRules:
             gone.append(self._pop_oldest())
         return gone
 
+    def _newest_unit(self) -> int:
+        """How many of the last turns make the newest turn as the window keeps it: one, or,
+        when it is an earlier exchange's answer, two (the answer and its question, which
+        leave together so history never opens with the assistant's word)."""
+        count = len(self._turns)
+        if (
+            count >= 2
+            and count <= self._history
+            and isinstance(self._turns[-1].messages[0], AIMessage)
+            and isinstance(self._turns[-2].messages[0], HumanMessage)
+        ):
+            return 2
+        return min(count, 1)
+
     def _digest_budget(self) -> int:
         """What the digest may cost: the window less the pinned messages and the newest turn.
 
@@ -236,9 +250,9 @@ class WindowRules:
                     self._set_digest((yield [turn.view() for turn in batch]))
                     self._compacted += len(batch)
                 batch = []
-            if self._total <= self.max_tokens or len(self._turns) <= 1:
+            if self._total <= self.max_tokens or len(self._turns) <= self._newest_unit():
                 break
-            while self._total > self.max_tokens and len(self._turns) > 1:
+            while self._total > self.max_tokens and len(self._turns) > self._newest_unit():
                 batch += self._pop_exchange()
         while self._total > self.max_tokens and compactor is not None and self._digest.text:
             room = self._digest_cost - (self._total - self.max_tokens) - _DIGEST_SLACK
@@ -250,9 +264,9 @@ class WindowRules:
             self._set_digest(fitted)
         if self._total > self.max_tokens and self._turns:
             self._shrink_newest()
-        if self._total > self.max_tokens and self._turns:
+        while self._total > self.max_tokens and self._turns:
             # Not even markers fit: the pinned messages take the budget.
-            self._pop_oldest()
+            self._pop_exchange()
 
     def _trim(self) -> None:
         steps = self._trim_steps()
