@@ -33,6 +33,7 @@ from pydantic import SecretStr
 from . import texts
 from ._redact import MIN_SECRET_LEN, register_secrets, secrets_in
 from ._resolve import resolve_llm, resolve_tools
+from .durable import check_checkpointer, with_checkpoint
 from .errors import ConfigurationError, ErrorClass, Policy
 from .limits import Limits
 from .loop import AgentLoop
@@ -224,6 +225,7 @@ def create_agent(
     response_format: Any = None,
     raise_on_failure: bool = False,
     approve: Approve | None = None,
+    checkpointer: Any = None,
 ) -> AgentLoop:
     """Build an agent. See the README's configuration table for every option.
 
@@ -240,7 +242,12 @@ def create_agent(
     * ``raise_on_failure``: every stop but ``final`` raises
       :class:`~lcel_agent.errors.AgentRunError` carrying the result.
     * ``approve``: ``approve(action) -> True | False | str`` (sync or async),
-      asked before each tool call runs.
+      asked before each tool call runs; ``lcel_agent.approval.pause`` waits for a
+      person instead (needs a checkpointer).
+    * ``checkpointer``: any LangGraph checkpoint saver; a run with a ``thread_id``
+      in ``config["configurable"]`` is checkpointed loop by loop, and
+      ``agent.invoke(None, config)`` resumes it after a crash (docs/durable.md).
+      ``sessions`` (a ``SessionStore``) is deprecated in its favour.
 
     Raises:
         TypeError: an argument has the wrong type (a completion-only LLM, a
@@ -276,8 +283,7 @@ def create_agent(
         raise TypeError(f"memory must be a SlidingWindowMemory, not {type(memory).__name__}")
     if system_prompt is not None and not isinstance(system_prompt, str):
         raise TypeError("system_prompt must be a string")
-    if sessions is not None and not isinstance(sessions, SessionStore):
-        raise TypeError("sessions must be a SessionStore")
+    checkpointer = check_checkpointer(checkpointer, sessions)
     limits = _check_limits(tool_call_limits, names)
     fallbacks = _check_fallbacks(fallback_tools, names)
     resolved = resolve_policies(policies)
@@ -328,8 +334,9 @@ def create_agent(
         "trim_memory": TrimMemory(),
     }
     built.update(swapped)
+    ordered = {name: built[name] for name in STAGE_NAMES}
     return AgentLoop(
-        {name: built[name] for name in STAGE_NAMES},
+        with_checkpoint(ordered) if checkpointer is not None else ordered,
         system_prompt=partial(
             _prompt_or_default,
             system_prompt,
@@ -347,6 +354,8 @@ def create_agent(
         response_format=fmt,
         raise_on_failure=bool(raise_on_failure),
         native_tools=tool_calling,
+        checkpointer=checkpointer,
+        tool_names=sorted(names),
     )
 
 
