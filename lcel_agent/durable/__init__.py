@@ -14,8 +14,8 @@
 
 A run on a thread writes a checkpoint when it starts, when the model's reply
 is decided (before its tool calls run; the ``checkpoint`` stage), one write per
-finished tool call and per approval decision, and one checkpoint after every
-loop. Resuming recalls the finished calls instead of running them again and runs
+finished tool call and per approval decision, a checkpoint after each loop that
+had no call to run, and one when it ends. Resuming recalls the finished calls instead of running them again and runs
 the decided ones without a new model call; the result carries every step. A
 new input on a thread whose run finished continues the conversation (the
 window is carried over, as sessions did). Approvals can pause a run

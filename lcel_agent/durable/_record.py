@@ -34,7 +34,7 @@ from ..conversation import RunInput
 from ..errors import CheckpointError
 from ..limits import Limits
 from ..memory import SlidingWindowMemory
-from ..state import AgentState, Observation
+from ..state import AgentState, Observation, StepRecord
 from ._codec import dump, load, load_fields
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "CHANNEL",
     "DECISION_WRITE",
     "FORMAT",
+    "Dumps",
     "Identity",
     "Phase",
     "Snapshot",
@@ -101,25 +102,45 @@ class Snapshot:
     """Calls of the decided reply that finished (from the writes), by call id."""
 
 
+class Dumps:
+    """One run's plain data that does not change between its checkpoints, dumped once: its
+    input, its limits and every finished step (a step record never changes)."""
+
+    def __init__(self, identity: Identity, run: RunInput, limits: Limits) -> None:
+        self.fixed = {
+            "format": FORMAT,
+            "tools": list(identity.tools),
+            "protocol": identity.protocol,
+            "input": dump(run),
+            "limits": dump(limits),
+        }
+        self._steps: dict[int, tuple[StepRecord, Any]] = {}
+
+    def steps(self, steps: Iterable[StepRecord]) -> list[Any]:
+        out = []
+        for step in steps:
+            seen = self._steps.get(id(step))
+            if seen is None or seen[0] is not step:
+                seen = self._steps[id(step)] = (step, dump(step))
+            out.append(seen[1])
+        return out
+
+
 def snapshot_value(
-    identity: Identity,
+    dumps: Dumps,
     phase: Phase,
-    run: RunInput,
-    limits: Limits,
     state: AgentState,
     *,
     pending: Iterable[str] = (),
     decisions: Mapping[str, bool | str] | None = None,
 ) -> dict[str, Any]:
     """The channel value of a checkpoint (plain data)."""
+    data = dump(state, skip=_NOT_STORED | {"steps"})
+    data["steps"] = dumps.steps(state.steps)
     return {
-        "format": FORMAT,
-        "tools": list(identity.tools),
-        "protocol": identity.protocol,
+        **dumps.fixed,
         "phase": phase.value,
-        "input": dump(run),
-        "limits": dump(limits),
-        "state": dump(state, skip=_NOT_STORED),
+        "state": data,
         "memory": state.memory.to_dict(),
         "elapsed": time.monotonic() - state.started,
         "pending": list(pending),

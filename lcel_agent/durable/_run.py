@@ -2,12 +2,20 @@
 
 :class:`DurableRun` writes a checkpoint when the model's actions are decided
 (:meth:`~DurableRun.save_decision`, called by the ``checkpoint`` stage), one after
-every loop (:meth:`~DurableRun.save_loop`) and one when the run ends; between a
+a loop that had nothing to run (:meth:`~DurableRun.save_loop`) and one when the
+run ends; between a
 decision and the loop's end it is the :class:`~lcel_agent.stages._calls.CallJournal`
 that writes each finished call and each approval decision as it happens, and
 recalls those of a run that was interrupted. A paused run
 (:class:`~lcel_agent.approval.ApprovalPending`) is checkpointed as ``paused`` with
 what it knows; :func:`pick` reads a person's decisions from a resume value.
+
+A loop whose reply was checkpointed as decided writes no checkpoint at its end:
+the decision and the writes of its finished calls determine the loop's end (the
+stages after the dispatcher are pure), so a restart rebuilds it from them
+without running or asking anything again. That is one write per loop fewer than
+a checkpoint after every step; loops with no call to run (an answer, a reply
+that could not be read) are checkpointed at their end.
 
 The decisions (what to write, when) are pure functions of the state; the sync
 and async methods differ only in ``await``.
@@ -27,7 +35,15 @@ from ..limits import Limits
 from ..stages._calls import with_call_id
 from ..state import Action, AgentState, Observation, StopReason
 from ._codec import dump
-from ._record import CALL_WRITE, DECISION_WRITE, Identity, Phase, Snapshot, snapshot_value
+from ._record import (
+    CALL_WRITE,
+    DECISION_WRITE,
+    Dumps,
+    Identity,
+    Phase,
+    Snapshot,
+    snapshot_value,
+)
 from ._saver import Saver, Thread, Tip
 
 __all__ = ["DurableRun", "approval_request", "pick"]
@@ -107,6 +123,8 @@ class DurableRun:
         self.pending: tuple[Action, ...] = ()
         """The calls waiting for a person, once this run paused."""
         self._waiting: frozenset[str] = frozenset()  # the call ids the last paused checkpoint names
+        self._decided_loop = False  # this loop's reply is checkpointed (module docstring)
+        self._dumps: Dumps | None = None
 
     # --- resuming ----------------------------------------------------------------------
     def resume(self, found: Snapshot) -> AgentState:
@@ -117,6 +135,7 @@ class DurableRun:
         self.decisions = dict(found.decisions)
         if found.phase is Phase.PAUSED:
             self._waiting = frozenset(found.pending)
+        self._decided_loop = True
         return _with_recalled_counts(found.state, self.finished_calls)
 
     def waiting(self, found: Snapshot) -> tuple[Action, ...]:
@@ -165,11 +184,11 @@ class DurableRun:
     # --- checkpoints -----------------------------------------------------------------------
     def _value(self, phase: Phase, state: AgentState) -> dict[str, Any]:
         paused = phase is Phase.PAUSED
+        if self._dumps is None:  # here, not in __init__: the trip may set the limits after
+            self._dumps = Dumps(self.identity, self.run, self.limits)
         value = snapshot_value(
-            self.identity,
+            self._dumps,
             phase,
-            self.run,
-            self.limits,
             state,
             pending=[a.call_id or "" for a in self.pending] if paused else (),
             decisions=self.decisions if paused else None,
@@ -180,9 +199,14 @@ class DurableRun:
 
     def _begin_reply(self, state: AgentState) -> None:
         self.decided_state, self.finished_calls, self.decisions = state, {}, {}
+        self._decided_loop = True
 
-    def _loop_phase(self, state: AgentState) -> Phase:
-        return Phase.FINISHED if state.stop is not None else Phase.LOOP
+    def _loop_phase(self, state: AgentState) -> Phase | None:
+        """The checkpoint a loop's end needs: none after a decided reply (module docstring)."""
+        decided, self._decided_loop = self._decided_loop, False
+        if state.stop is not None:
+            return Phase.FINISHED
+        return None if decided else Phase.LOOP
 
     def _put(self, phase: Phase, state: AgentState) -> None:
         put = self.saver.put(
@@ -218,11 +242,13 @@ class DurableRun:
 
     def save_loop(self, state: AgentState) -> None:
         """After a loop: checkpoint the state the next loop starts from (or the end)."""
-        self._put(self._loop_phase(state), state)
+        if (phase := self._loop_phase(state)) is not None:
+            self._put(phase, state)
 
     async def asave_loop(self, state: AgentState) -> None:
         """Async twin of :meth:`save_loop`."""
-        await self._aput(self._loop_phase(state), state)
+        if (phase := self._loop_phase(state)) is not None:
+            await self._aput(phase, state)
 
     def _pause_state(self, actions: tuple[Action, ...]) -> tuple[AgentState, bool]:
         if self.decided_state is None:  # a swapped stage asked for approval outside a reply

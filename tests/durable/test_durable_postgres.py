@@ -52,7 +52,7 @@ def config() -> dict[str, Any]:
     return {"configurable": {"thread_id": f"pg-{uuid.uuid4().hex[:8]}"}}
 
 
-@pytest.mark.parametrize("crash", [{"tool": 2}, {"put": 3}], ids=["in-tool", "after-loop"])
+@pytest.mark.parametrize("crash", [{"tool": 2}, {"put": 3}], ids=["in-tool", "after-2nd-reply"])
 def test_a_run_killed_mid_way_resumes_from_postgres(connect, crash):
     world, cfg = World(), config()
     world.crash_in = crash.get("tool")

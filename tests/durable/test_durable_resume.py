@@ -52,10 +52,17 @@ def crash_then_resume(run, storage, world: World, crash: dict[str, int], **optio
         {"put": 2},  # right after the first reply was checkpointed (decided, nothing ran)
         {"write": 2},  # after two of the first reply's three calls finished
         {"write": 3},  # after the tools of the first reply, before the loop's checkpoint
-        {"put": 3},  # after the first loop's checkpoint
+        {"put": 3},  # right after the second reply was checkpointed
         {"tool": 4},  # inside the second reply's call
     ],
-    ids=["in-tool", "after-reply", "between-tools", "after-tools", "after-loop", "in-2nd-tool"],
+    ids=[
+        "in-tool",
+        "after-reply",
+        "between-tools",
+        "after-tools",
+        "after-2nd-reply",
+        "in-2nd-tool",
+    ],
 )
 def test_a_resumed_run_repeats_no_finished_call_and_no_decided_model_call(
     run, storage, world, crash
@@ -115,7 +122,7 @@ def test_a_run_killed_in_its_first_model_call_resumes_from_its_start(run, storag
 
 
 def test_stream_and_astream_resume_with_the_records_of_the_loops_they_run(storage, world):
-    crash_then = CrashingSaver(storage(), world, crash_after_put=3)  # after loop 1
+    crash_then = CrashingSaver(storage(), world, crash_after_put=3)  # the 2nd reply is decided
     with pytest.raises(Crash):
         make_agent(crash_then, world, SCRIPT).invoke("查天气", CONFIG)
     world.revive()
