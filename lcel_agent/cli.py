@@ -40,6 +40,7 @@ EXIT_CODES: dict[str, int] = {
     "drift": 5,
     "llm_error": 6,
     "budget": 7,
+    "paused": 8,
 }
 #: Bad arguments, a missing key, an invalid configuration.
 EXIT_USAGE = 2
@@ -61,6 +62,8 @@ exit status:
   5    drift       the model kept repeating itself after one nudge
   6    llm_error   the model API failed for good (bad key, retries exhausted, ...)
   7    budget      the token or time budget was spent
+  8    paused      tool calls wait for a person's decision (a checkpointed agent's
+                   approve=pause; --confirm asks at once and never pauses)
   2    usage       bad arguments, OPENAI_API_KEY missing, invalid configuration
   1    internal    an unexpected error (please report it)
   130  interrupted Ctrl-C""",

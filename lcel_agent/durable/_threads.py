@@ -99,9 +99,13 @@ class Journey:
         self.thread = threads.thread_of(config)
         resuming = value is None or resume_value(value) is not NO_INPUT
         if resuming and self.thread is None:
-            raise ConfigurationError(
-                "input None (or Command(resume=...)) resumes a thread's run: the agent needs "
-                "create_agent(..., checkpointer=saver) and config {'configurable': {'thread_id': ...}}"
+            # The input's type is what is wrong for this run: a TypeError, as for any other.
+            raise TypeError(
+                "the agent's input must be a task string, {'input': ...}, {'messages': [...]}, "
+                "a list of messages, a message or a prompt value; input None (or "
+                "Command(resume=...)) resumes a thread's run, which needs "
+                "create_agent(..., checkpointer=saver) and config "
+                "{'configurable': {'thread_id': ...}}"
             )
         self.run: RunInput | None = None if resuming else read_input(value)
         """The run's input: read now, or (resuming) from the checkpoint when opened."""

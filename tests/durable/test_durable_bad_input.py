@@ -135,7 +135,7 @@ def test_bad_configurations_fail_when_the_agent_is_built(tmp_path):
 
 def test_resuming_needs_a_checkpointer_and_a_thread(run):
     agent = create_agent(FunctionChatModel(lambda m, t: "x"), [make_one_tool()])
-    with pytest.raises(ConfigurationError, match="resumes a thread's run"):
+    with pytest.raises(TypeError, match="resumes a thread's run, which needs create_agent"):
         run(agent, None, CONFIG)
     with pytest.raises(ConfigurationError, match="needs create_agent"):
         agent.get_state(CONFIG)
