@@ -124,7 +124,7 @@ class DurableRun:
         """The calls waiting for a person, once this run paused."""
         self._waiting: frozenset[str] = frozenset()  # the call ids the last paused checkpoint names
         self._decided_loop = False  # this loop's reply is checkpointed (module docstring)
-        self._dumps: Dumps | None = None
+        self._dumps: Dumps | None = None  # made at the first checkpoint
 
     # --- resuming ----------------------------------------------------------------------
     def resume(self, found: Snapshot) -> AgentState:
@@ -184,7 +184,7 @@ class DurableRun:
     # --- checkpoints -----------------------------------------------------------------------
     def _value(self, phase: Phase, state: AgentState) -> dict[str, Any]:
         paused = phase is Phase.PAUSED
-        if self._dumps is None:  # here, not in __init__: the trip may set the limits after
+        if self._dumps is None:
             self._dumps = Dumps(self.identity, self.run, self.limits)
         value = snapshot_value(
             self._dumps,

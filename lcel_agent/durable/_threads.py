@@ -140,10 +140,9 @@ class Journey:
             if asked is None:
                 raise _nothing_to_resume(thread, found)
             memory = threads.memory.fresh() if found is None else found.state.memory
-            durable = DurableRun(threads.saver, thread, identity, asked, self.base_limits, tip)
-            trip = self._new(start, memory, durable=durable)
-            durable.limits = trip.limits
-            return trip, []
+            limits = self._limits(self.base_limits)
+            durable = DurableRun(threads.saver, thread, identity, asked, limits, tip)
+            return self._new(start, memory, durable=durable), []
         _unfinished(thread, found, self.value, asked)
         self.run = found.run
         limits = self._limits(found.limits)
@@ -175,9 +174,7 @@ class Journey:
         trip, decisions = self._plan(start, threads.saver.latest(self.thread))
         durable = trip.durable
         assert durable is not None
-        if (
-            durable.phase is None
-        ):  # a new run: its start is a checkpoint too (input None resumes it)
+        if durable.phase is None:  # a new run: its start is a checkpoint (None resumes it)
             durable.save_loop(trip.state)
         for action, answer in decisions:
             durable.decided(action, answer)
@@ -197,9 +194,7 @@ class Journey:
         trip, decisions = self._plan(start, await threads.saver.alatest(self.thread))
         durable = trip.durable
         assert durable is not None
-        if (
-            durable.phase is None
-        ):  # a new run: its start is a checkpoint too (input None resumes it)
+        if durable.phase is None:  # a new run: its start is a checkpoint (None resumes it)
             await durable.asave_loop(trip.state)
         for action, answer in decisions:
             await durable.adecided(action, answer)
