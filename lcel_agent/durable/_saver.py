@@ -57,7 +57,15 @@ class Tip:
     writes: list[tuple[str, str, Any]]
 
 
-def _unreadable(thread: Thread, exc: BaseException) -> CheckpointError:
+#: DB-API errors of the storage itself (a locked file, a lost connection): not the checkpoint's.
+_STORAGE_ERRORS = frozenset({"OperationalError", "InterfaceError"})
+
+
+def _unreadable(thread: Thread, exc: Exception) -> Exception:
+    """What a failed read raises: the storage's own error when the storage failed (so a
+    caller can retry it), else CheckpointError (the checkpoint itself cannot be read)."""
+    if isinstance(exc, OSError | TimeoutError) or type(exc).__name__ in _STORAGE_ERRORS:
+        return exc
     detail = redact(f"{type(exc).__name__}: {exc}")[:300]
     return CheckpointError(thread.thread_id, f"its latest checkpoint cannot be read ({detail})")
 
@@ -100,7 +108,10 @@ class Saver:
         try:
             return self._tip(self.saver.get_tuple(thread.config()))
         except Exception as exc:
-            raise _unreadable(thread, exc) from None
+            found = _unreadable(thread, exc)
+            if found is exc:
+                raise
+            raise found from None
 
     def put(
         self,
@@ -137,7 +148,10 @@ class Saver:
         try:
             return self._tip(await self._acall("get_tuple", thread.config()))
         except Exception as exc:
-            raise _unreadable(thread, exc) from None
+            found = _unreadable(thread, exc)
+            if found is exc:
+                raise
+            raise found from None
 
     async def aput(
         self,

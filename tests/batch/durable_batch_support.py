@@ -81,7 +81,11 @@ def make_agent(folder: str) -> Any:
         """百度搜索"""
         return finish("search_baidu", query)
 
-    saver = SqliteSaver(sqlite3.connect(root / "checkpoints.db", check_same_thread=False))
+    # Several processes share the file: wait for another's write (timeout), and make the
+    # tables now, while the worker starts, not in the middle of a run.
+    conn = sqlite3.connect(root / "checkpoints.db", timeout=30, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    saver.setup()
     return create_agent(
         FunctionChatModel(model),
         [get_weather, search_baidu],

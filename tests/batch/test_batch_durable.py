@@ -31,12 +31,19 @@ def lines(path: Path) -> list[str]:
 
 
 def finished_writes(db: Path) -> int:
-    with sqlite3.connect(db, timeout=10) as conn:
+    if not db.exists():
+        return 0
+    conn = sqlite3.connect(db, timeout=30)
+    try:
         found = conn.execute(
             "SELECT count(*) FROM writes WHERE channel = 'lcel_agent:call' AND thread_id LIKE ?",
             ("%:1",),
         )
         return int(found.fetchone()[0])
+    except sqlite3.OperationalError:  # the tables are not made yet
+        return 0
+    finally:
+        conn.close()
 
 
 def test_a_run_whose_worker_was_killed_resumes_on_another_worker(tmp_path: Path) -> None:

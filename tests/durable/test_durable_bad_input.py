@@ -150,3 +150,17 @@ def make_one_tool() -> Any:
         return "晴"
 
     return get_weather
+
+
+def test_a_storage_failure_is_the_storages_own_error_not_a_damaged_checkpoint(run, world):
+    class Locked(InMemorySaver):
+        def get_tuple(self, config: Any) -> Any:
+            raise sqlite3.OperationalError("database is locked")
+
+        async def aget_tuple(self, config: Any) -> Any:
+            raise sqlite3.OperationalError("database is locked")
+
+    # A locked file or a lost connection may clear on a retry: it is not CheckpointError.
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        run(make_agent(Locked(), world, SCRIPT), "查天气", CONFIG)
+    assert world.model_calls == 0
