@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .errors import (
         ActionParseError,
         AgentRunError,
+        CheckpointError,
         ConfigurationError,
         ErrorClass,
         FatalModelError,
@@ -65,6 +66,7 @@ _EXPORTS: dict[str, str] = {
     "AgentResult": "state",
     "AgentRunError": "errors",
     "AgentState": "state",
+    "CheckpointError": "errors",
     "ConfigurationError": "errors",
     "ErrorClass": "errors",
     "FatalModelError": "errors",
@@ -98,6 +100,7 @@ __all__ = [
     "AgentResult",
     "AgentRunError",
     "AgentState",
+    "CheckpointError",
     "ConfigurationError",
     "ErrorClass",
     "FatalModelError",

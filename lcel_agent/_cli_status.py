@@ -16,6 +16,7 @@ EXIT_CODES: dict[str, int] = {
     "drift": 5,
     "llm_error": 6,
     "budget": 7,
+    "paused": 8,
 }
 #: Bad arguments, a missing key, an invalid configuration.
 EXIT_USAGE = 2

@@ -21,7 +21,6 @@ a tool may be a plain typed function with a docstring (it becomes
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal
@@ -31,8 +30,19 @@ from langchain_core.tools import BaseTool
 from pydantic import SecretStr
 
 from . import texts
-from ._redact import MIN_SECRET_LEN, register_secrets, secrets_in
+from ._agent_checks import (
+    check_approve,
+    check_fallbacks,
+    check_format,
+    check_limits,
+    check_secrets,
+    check_stages,
+    positive_int,
+    seconds,
+)
+from ._redact import register_secrets, secrets_in
 from ._resolve import resolve_llm, resolve_tools
+from .durable import check_checkpointer, with_checkpoint
 from .errors import ConfigurationError, ErrorClass, Policy
 from .limits import Limits
 from .loop import AgentLoop
@@ -63,65 +73,6 @@ __all__ = ["create_agent", "run_agent"]
 Protocol = Literal["json", "tool_calling"]
 
 
-def _positive_int(name: str, value: Any, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if value < minimum:
-        raise ConfigurationError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def _seconds(name: str, value: Any, *, optional: bool = True) -> float | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
-    if not value > 0 or math.isnan(value):
-        raise ConfigurationError(f"{name} must be > 0 seconds, got {value}")
-    return float(value)
-
-
-def _check_limits(limits: Mapping[str, int] | None, names: set[str]) -> dict[str, int]:
-    checked: dict[str, int] = {}
-    for name, limit in (limits or {}).items():
-        if name not in names:
-            raise ConfigurationError(
-                f"tool_call_limits names an unknown tool {name!r}; tools are {sorted(names)}"
-            )
-        checked[name] = _positive_int(f"tool_call_limits[{name!r}]", limit, minimum=0)
-    return checked
-
-
-def _check_fallbacks(
-    fallbacks: Mapping[str, BaseTool] | None, names: set[str]
-) -> dict[str, BaseTool]:
-    checked: dict[str, BaseTool] = {}
-    for name, backup in (fallbacks or {}).items():
-        if name not in names:
-            raise ConfigurationError(
-                f"fallback_tools names an unknown tool {name!r}; tools are {sorted(names)}"
-            )
-        if not isinstance(backup, BaseTool):
-            raise TypeError(f"fallback_tools[{name!r}] must be a langchain-core tool")
-        checked[name] = backup
-    return checked
-
-
-def _check_format(
-    response_format: Any, tools: list[BaseTool], protocol: str
-) -> ResponseFormat | None:
-    if response_format is None:
-        return None
-    fmt = ResponseFormat(response_format)
-    direct = [t.name for t in tools if t.return_direct]
-    if direct:
-        raise ConfigurationError(
-            f"tools {direct} are return_direct, so their output would end the run unchecked; "
-            "response_format needs every answer to come from the model"
-        )
-    return fmt
-
-
 def _system_prompt(
     persona: str | None,
     *,
@@ -135,47 +86,6 @@ def _system_prompt(
     if fmt is not None:
         prompt += "\n" + texts.ANSWER_FORMAT_RULE.format(schema=fmt.schema_text())
     return prompt
-
-
-def _check_approve(approve: Any) -> Approve | None:
-    if approve is not None and not callable(approve):
-        raise TypeError(f"approve must be a callable (sync or async), not {type(approve).__name__}")
-    return approve  # type: ignore[no-any-return]
-
-
-def _check_secrets(secrets: Sequence[str | SecretStr] | None) -> list[str]:
-    if secrets is None:
-        return []
-    if isinstance(secrets, str | SecretStr) or not isinstance(secrets, Sequence):
-        raise TypeError("secrets must be a list of strings, e.g. secrets=[my_token]")
-    values: list[str] = []
-    for index, secret in enumerate(secrets):
-        value = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
-        if not isinstance(value, str):
-            raise TypeError(f"secrets[{index}] must be a string, not {type(value).__name__}")
-        if len(value.strip()) < MIN_SECRET_LEN:
-            raise ConfigurationError(
-                f"secrets[{index}] is shorter than {MIN_SECRET_LEN} characters: "
-                "too short to mask without mangling ordinary text"
-            )
-        values.append(value)
-    return values
-
-
-def _check_stages(stages: Mapping[str, Runnable[Any, Any]] | None) -> dict[str, Runnable[Any, Any]]:
-    checked: dict[str, Runnable[Any, Any]] = {}
-    for name, stage in (stages or {}).items():
-        if name not in STAGE_NAMES:
-            raise ConfigurationError(
-                f"stages: unknown stage {name!r}; the stages are {list(STAGE_NAMES)}"
-            )
-        if not isinstance(stage, Runnable):
-            raise TypeError(
-                f"stages[{name!r}] must be a Runnable (wrap a function in RunnableLambda)"
-            )
-        # The slot's name in traces, so a swapped stage still shows up where users look for it.
-        checked[name] = stage if stage.get_name() == name else stage.with_config(run_name=name)
-    return checked
 
 
 def _bind_tools(
@@ -225,6 +135,7 @@ def create_agent(
     response_format: Any = None,
     raise_on_failure: bool = False,
     approve: Approve | None = None,
+    checkpointer: Any = None,
 ) -> AgentLoop:
     """Build an agent. See the README's configuration table for every option.
 
@@ -241,7 +152,12 @@ def create_agent(
     * ``raise_on_failure``: every stop but ``final`` raises
       :class:`~lcel_agent.errors.AgentRunError` carrying the result.
     * ``approve``: ``approve(action) -> True | False | str`` (sync or async),
-      asked before each tool call runs.
+      asked before each tool call runs; ``lcel_agent.approval.pause`` waits for a
+      person instead (needs a checkpointer).
+    * ``checkpointer``: any LangGraph checkpoint saver; a run with a ``thread_id``
+      in ``config["configurable"]`` is checkpointed loop by loop, and
+      ``agent.invoke(None, config)`` resumes it after a crash (docs/durable.md).
+      ``sessions`` (a ``SessionStore``) is deprecated in its favour.
 
     Raises:
         TypeError: an argument has the wrong type (a completion-only LLM, a
@@ -252,17 +168,17 @@ def create_agent(
     chat: Runnable[Any, Any] = resolve_llm(llm)
     tool_list = resolve_tools(tools)
     names = {t.name for t in tool_list}
-    _positive_int("max_loops", max_loops)
-    _positive_int("max_errors", max_errors)
-    _positive_int("llm_retries", llm_retries)
-    _positive_int("max_concurrency", max_concurrency)
-    _positive_int("max_observation_chars", max_observation_chars, minimum=100)
-    tool_timeout = _seconds("tool_timeout", tool_timeout)
-    max_retry_after = _seconds("max_retry_after", max_retry_after, optional=False) or 0.0
-    llm_timeout = _seconds("llm_timeout", llm_timeout)
-    time_budget = _seconds("time_budget", time_budget)
+    positive_int("max_loops", max_loops)
+    positive_int("max_errors", max_errors)
+    positive_int("llm_retries", llm_retries)
+    positive_int("max_concurrency", max_concurrency)
+    positive_int("max_observation_chars", max_observation_chars, minimum=100)
+    tool_timeout = seconds("tool_timeout", tool_timeout)
+    max_retry_after = seconds("max_retry_after", max_retry_after, optional=False) or 0.0
+    llm_timeout = seconds("llm_timeout", llm_timeout)
+    time_budget = seconds("time_budget", time_budget)
     if token_budget is not None:
-        _positive_int("token_budget", token_budget)
+        positive_int("token_budget", token_budget)
     if not (
         isinstance(llm_backoff, tuple)
         and len(llm_backoff) == 2
@@ -277,16 +193,15 @@ def create_agent(
         raise TypeError(f"memory must be a SlidingWindowMemory, not {type(memory).__name__}")
     if system_prompt is not None and not isinstance(system_prompt, str):
         raise TypeError("system_prompt must be a string")
-    if sessions is not None and not isinstance(sessions, SessionStore):
-        raise TypeError("sessions must be a SessionStore")
-    limits = _check_limits(tool_call_limits, names)
-    fallbacks = _check_fallbacks(fallback_tools, names)
+    checkpointer = check_checkpointer(checkpointer, sessions)
+    limits = check_limits(tool_call_limits, names)
+    fallbacks = check_fallbacks(fallback_tools, names)
     resolved = resolve_policies(policies)
-    swapped = _check_stages(stages)
-    fmt = _check_format(response_format, tool_list, protocol)
-    approve = _check_approve(approve)
+    swapped = check_stages(stages)
+    fmt = check_format(response_format, tool_list, protocol)
+    approve = check_approve(approve)
     register_secrets(
-        [*secrets_in(chat, tool_list, list(fallbacks.values())), *_check_secrets(secrets)]
+        [*secrets_in(chat, tool_list, list(fallbacks.values())), *check_secrets(secrets)]
     )
 
     model = without_client_retries(chat, llm_timeout)
@@ -335,8 +250,9 @@ def create_agent(
         "trim_memory": TrimMemory(),
     }
     built.update(swapped)
+    ordered = {name: built[name] for name in STAGE_NAMES}
     return AgentLoop(
-        {name: built[name] for name in STAGE_NAMES},
+        with_checkpoint(ordered) if checkpointer is not None else ordered,
         system_prompt=partial(
             _prompt_or_default,
             system_prompt,
@@ -354,6 +270,8 @@ def create_agent(
         response_format=fmt,
         raise_on_failure=bool(raise_on_failure),
         native_tools=tool_calling,
+        checkpointer=checkpointer,
+        tool_names=sorted(names),
     )
 
 

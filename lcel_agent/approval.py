@@ -9,6 +9,19 @@
 ``y`` or ``yes`` runs the call; ``n``, ``no`` or an empty line refuses it; any
 other text refuses it and is what the model is told (``ERROR: <text>``). With
 no one to ask (end of input), every call is refused.
+
+:func:`pause` asks nobody now: it pauses the run until a person decides, which
+may be in another process, days later. It needs a checkpointer and a thread::
+
+    agent = create_agent(llm, tools, checkpointer=saver, approve=pause)
+    result = agent.invoke(task, {"configurable": {"thread_id": "t1"}})
+    result.stop_reason, result.pending          # "paused", the calls waiting
+    agent.invoke(Command(resume=True), {"configurable": {"thread_id": "t1"}})
+
+Inside a LangGraph graph the pause is LangGraph's own ``interrupt()``; the
+decision comes back through ``graph.invoke(Command(resume=...), config)``. An
+approver may also pause only some calls: ``return pause(action)`` where it
+wants a person, ``True`` elsewhere. See docs/durable.md.
 """
 
 from __future__ import annotations
@@ -16,12 +29,12 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from ._redact import redact
 from .state import Action
 
-__all__ = ["TerminalApprover"]
+__all__ = ["ApprovalPending", "TerminalApprover", "pause"]
 
 _YES = frozenset({"y", "yes"})
 _NO = frozenset({"", "n", "no"})
@@ -65,3 +78,22 @@ class TerminalApprover:
         if answer.lower() in _NO:
             return False
         return answer
+
+
+class ApprovalPending(Exception):  # a signal, not an error (like pydantic-ai's ModelRetry)
+    """Raised by an approver to pause the run until a person decides; see :func:`pause`.
+
+    The dispatcher asks about every call of the reply first, then raises one
+    ``ApprovalPending`` naming all the calls that wait; the agent checkpoints
+    them and stops with ``stop_reason="paused"`` (or calls LangGraph's
+    ``interrupt()`` inside a graph).
+    """
+
+    def __init__(self, actions: tuple[Action, ...]) -> None:
+        super().__init__(", ".join(f"{a.tool} ({a.call_id})" for a in actions))
+        self.actions = actions
+
+
+def pause(action: Action) -> NoReturn:
+    """``approve=pause``: every tool call waits for a person's decision (module docstring)."""
+    raise ApprovalPending((action,))

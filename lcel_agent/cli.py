@@ -47,6 +47,8 @@ exit status:
   5    drift       the model kept repeating itself after one nudge
   6    llm_error   the model API failed for good (bad key, retries exhausted, ...)
   7    budget      the token or time budget was spent
+  8    paused      tool calls wait for a person's decision (a checkpointed agent's
+                   approve=pause; --confirm asks at once and never pauses)
   2    usage       bad arguments, OPENAI_API_KEY missing, invalid configuration
   1    internal    an unexpected error (please report it)
   130  interrupted Ctrl-C""",

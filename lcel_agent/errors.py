@@ -20,6 +20,9 @@ library's own parts::
     │   ├── TransientModelError                   429, 5xx, timeouts, dropped connections
     │   └── FatalModelError                       401, 400, context too long, ...
     ├── SessionBusyError                        another run holds the same session
+    ├── CheckpointError                         a thread's checkpoint cannot be used: unreadable,
+    │                                           written by an agent with other tools, or
+    │                                           nothing (or something else) to resume
     └── AgentRunError                           a run ended without an answer and the agent
                                                 was built with raise_on_failure=True (.result)
 
@@ -43,6 +46,7 @@ from .result import AgentResult
 __all__ = [
     "ActionParseError",
     "AgentRunError",
+    "CheckpointError",
     "ConfigurationError",
     "ErrorClass",
     "FatalModelError",
@@ -134,6 +138,19 @@ class SessionBusyError(LcelAgentError):
             + "; runs of one session must not overlap"
         )
         self.session_id = session_id
+
+
+class CheckpointError(LcelAgentError):
+    """A durable run cannot start from its thread's checkpoint; nothing was run or written.
+
+    Raised before any model call: the checkpoint is unreadable or not an lcel_agent
+    one, it was written by an agent with other tools or another protocol, the
+    thread has nothing to resume, or it holds an unfinished run of another input.
+    """
+
+    def __init__(self, thread_id: str, reason: str) -> None:
+        super().__init__(f"thread {thread_id!r}: {reason}")
+        self.thread_id = thread_id
 
 
 class AgentRunError(LcelAgentError):

@@ -17,20 +17,19 @@ the final ``AIMessage``. ``stream``/``astream`` yield each loop's
 yield the answer's text as the model writes it.
 
 Per-run configuration: ``config["configurable"]`` may set ``max_loops``,
-``max_errors``, ``token_budget`` and ``time_budget`` for one run, and
-``session_id`` when the agent has a session store (declared in ``config_specs``).
-A session id without a store is ignored (with a DEBUG log); async runs wait for
-a busy session with ``asyncio.sleep``.
+``max_errors``, ``token_budget`` and ``time_budget`` for one run, ``thread_id``
+when the agent has a checkpointer (input ``None`` resumes the thread's run; see
+:mod:`lcel_agent.durable`), and ``session_id`` when it has a session store
+(declared in ``config_specs``). A session id without either is ignored (with a
+DEBUG log); async runs wait for a busy session with ``asyncio.sleep``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -44,9 +43,11 @@ from langchain_core.runnables.graph import Graph
 from ._one_loop import aquiet_loop, atraced_loop, direct_stages, listened, quiet_loop, traced_loop
 from ._tracing import mask_traces
 from .conversation import RunInput, output_for, read_input, seed_window
+from .durable import CHECKPOINT_STAGE, Identity, Journey, Threads, ThreadState
+from .durable._trip import ARunLoop, RunLoop
 from .errors import AgentRunError, ConfigurationError
 from .graph import loop_graph
-from .limits import Limits, finish, gate, run_limits
+from .limits import Limits, finish, gate
 from .limits import limit_specs as _limit_specs
 from .memory import SlidingWindowMemory
 from .sessions import SessionStore
@@ -58,20 +59,8 @@ from .tools._runtime import check_sync_run, run_config
 
 __all__ = ["AgentEvent", "AgentLoop", "Limits", "StreamMode", "finish", "gate", "task_of"]
 
-_log = logging.getLogger(__name__)
-
 #: What ``stream`` yields in the default mode: a record per loop, then the output.
 AgentEvent = StepRecord | AgentResult
-
-# The session id as RunnableWithMessageHistory declares it, so the two specs merge.
-_SESSION_SPEC = ConfigurableFieldSpec(
-    id="session_id",
-    annotation=str,
-    name="Session ID",
-    description="Unique identifier for a session.",
-    default="",
-    is_shared=True,
-)
 
 
 def task_of(value: Any) -> str:
@@ -88,7 +77,8 @@ class AgentLoop(Runnable[Any, Any]):
         stages: the stages by name, in chain order.
         memory: the window template; each run works on ``memory.fresh()``.
         limits: the loop's limits (a run's ``configurable`` may override them).
-        sessions: the session store, if sessions are enabled.
+        sessions: the session store, if sessions are enabled (deprecated: use a checkpointer).
+        checkpointer: the LangGraph checkpoint saver of durable runs, if any.
         response_format: the final answer's format, if any.
         raise_on_failure: every stop but ``final`` raises :class:`AgentRunError`.
     """
@@ -116,6 +106,8 @@ class AgentLoop(Runnable[Any, Any]):
         response_format: ResponseFormat | None = None,
         raise_on_failure: bool = False,
         native_tools: bool = False,
+        checkpointer: Any = None,
+        tool_names: Sequence[str] = (),
     ) -> None:
         self.stages = dict(stages)
         self._stages = tuple(self.stages.items())
@@ -135,19 +127,22 @@ class AgentLoop(Runnable[Any, Any]):
             self.system_prompt = system_prompt
         self.memory = memory
         self.limits = limits
-        self.sessions = sessions
+        self.sessions, self.checkpointer = sessions, checkpointer
         self.response_format = response_format
         self.raise_on_failure = raise_on_failure
         self.native_tools = native_tools
+        names = list(self.stages)  # a resumed loop goes on after its decision's checkpoint
+        resume_at = names.index(CHECKPOINT_STAGE) + 1 if CHECKPOINT_STAGE in names else 0
+        protocol = "tool_calling" if native_tools else "json"
+        self._threads = Threads(memory, checkpointer=checkpointer, sessions=sessions,
+                                identity=Identity(tuple(sorted(tool_names)), protocol),
+                                resume_at=resume_at)  # fmt: skip
 
     # --- what LangChain asks of a Runnable ---------------------------------------------
     @property
     def config_specs(self) -> list[ConfigurableFieldSpec]:
-        """The per-run limits, and ``session_id`` when the agent has a session store."""
-        specs = _limit_specs(self.limits)
-        if self.sessions is not None:
-            specs.append(_SESSION_SPEC)
-        return specs
+        """The per-run limits, and ``thread_id`` (checkpointer) or ``session_id`` (sessions)."""
+        return _limit_specs(self.limits) + self._threads.specs()
 
     def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         """The stages in chain order and the loop's back edge (``draw_mermaid()``, ...)."""
@@ -157,37 +152,6 @@ class AgentLoop(Runnable[Any, Any]):
 
     # --- shared helpers --------------------------------------------------------------------
 
-    def _session_id(self, config: RunnableConfig) -> str | None:
-        session_id = (config.get("configurable") or {}).get("session_id")
-        if session_id and self.sessions is None:
-            # Other components (RunnableWithMessageHistory, ...) set it for their own use.
-            _log.debug("session_id %r ignored: this agent has no session store", session_id)
-            return None
-        return str(session_id) if session_id else None
-
-    @contextmanager
-    def _window(
-        self, config: RunnableConfig
-    ) -> Iterator[tuple[SlidingWindowMemory, Callable[[SlidingWindowMemory], None]]]:
-        session_id = self._session_id(config)
-        if session_id is None or self.sessions is None:
-            yield self.memory.fresh(), lambda _memory: None
-            return
-        with self.sessions.session(session_id, self.memory) as handle:
-            yield handle.memory, handle.save
-
-    @asynccontextmanager
-    async def _awindow(
-        self, config: RunnableConfig
-    ) -> AsyncIterator[tuple[SlidingWindowMemory, Callable[[SlidingWindowMemory], None]]]:
-        """The async twin of :meth:`_window`: waits for a busy session without blocking the loop."""
-        session_id = self._session_id(config)
-        if session_id is None or self.sessions is None:
-            yield self.memory.fresh(), lambda _memory: None
-            return
-        async with self.sessions.asession(session_id, self.memory) as handle:
-            yield handle.memory, handle.save
-
     def _system_prompt(self, persona: str | None) -> str:
         if persona is None:
             return self.system_prompt
@@ -195,8 +159,16 @@ class AgentLoop(Runnable[Any, Any]):
             return self._prompt_for(persona)
         return f"{persona}\n\n{self.system_prompt}"
 
-    def _begin(self, value: Any, config: RunnableConfig) -> tuple[RunInput, Limits]:
-        return read_input(value), run_limits(self.limits, config.get("configurable"))
+    def _begin(self, value: Any, config: RunnableConfig) -> Journey:
+        return self._threads.journey(value, config, self.limits)
+
+    def get_state(self, config: RunnableConfig) -> ThreadState | None:
+        """The thread's latest checkpoint (None before its first run); needs a checkpointer."""
+        return self._threads.state(config, self._result)
+
+    async def aget_state(self, config: RunnableConfig) -> ThreadState | None:
+        """Async twin of :meth:`get_state`."""
+        return await self._threads.astate(config, self._result)
 
     def _start(self, run: RunInput, memory: SlidingWindowMemory, limits: Limits) -> AgentState:
         window = memory.copy()
@@ -216,84 +188,101 @@ class AgentLoop(Runnable[Any, Any]):
                 result = dataclasses.replace(result, output=loaded)
         return result
 
-    def _output(self, run: RunInput, result: AgentResult) -> Any:
-        if self.raise_on_failure and result.stop_reason is not StopReason.FINAL:
+    def _output(self, journey: Journey, result: AgentResult) -> Any:
+        if self.raise_on_failure and result.stop_reason not in (
+            StopReason.FINAL,
+            StopReason.PAUSED,
+        ):
             raise AgentRunError(result)
-        return output_for(run, result, structured=self.response_format is not None)
+        return output_for(journey.input, result, structured=self.response_format is not None)
 
     # --- drivers -------------------------------------------------------------------------------
+    def _loop(self, quiet: bool, n: int, config: RunnableConfig, tap: AnswerTap | None) -> RunLoop:
+        """Loop ``n``, from the stage at index ``first`` (the rest of a resumed loop)."""
+        if quiet:
+            return lambda state, first: quiet_loop(self._direct[first:], state, config)
+        return lambda state, first: traced_loop(self._stages[first:], state, n, config, tap)
+
+    def _aloop(
+        self, quiet: bool, n: int, config: RunnableConfig, tap: AnswerTap | None
+    ) -> ARunLoop:
+        """Async twin of :meth:`_loop`."""
+        if quiet:
+            return lambda state, first: aquiet_loop(self._direct[first:], state, config)
+        return lambda state, first: atraced_loop(self._stages[first:], state, n, config, tap)
+
     def _drive(
         self,
-        run: RunInput,
-        limits: Limits,
+        journey: Journey,
         manager: CallbackManagerForChainRun,
-        config: RunnableConfig,
         tap: AnswerTap | None = None,
     ) -> Iterator[AgentEvent]:
         quiet = tap is None and not listened(manager)
         mask_traces(manager.handlers)  # what LangChain's callbacks trace, masked for LangSmith
-        with self._window(config) as (memory, save):
-            state, iterations = self._start(run, memory, limits), 0
-            while (state := gate(state, limits, iterations)).stop is None:
+        with journey.open(self._start) as trip:
+            state, limits, config, iterations = (
+                trip.state,
+                trip.limits,
+                trip.config,
+                trip.iterations,
+            )
+            while (state := trip.gate(state, limits, iterations)).stop is None:
                 if tap is not None:
                     if tap.closed:
                         break
                     tap.begin_loop()
                 iterations += 1
                 before = len(state.steps)
-                if quiet:
-                    state = quiet_loop(self._direct, state, config)
-                else:
-                    state = traced_loop(self._stages, state, iterations, config, tap)
+                state = trip.step(state, self._loop(quiet, iterations, config, tap))
                 if len(state.steps) > before:
                     yield state.steps[-1]
-            save(state.memory)
-        yield self._result(state)
+            result = trip.finish(state, self._result(state))
+        yield result
 
     async def _adrive(
         self,
-        run: RunInput,
-        limits: Limits,
+        journey: Journey,
         manager: AsyncCallbackManagerForChainRun,
-        config: RunnableConfig,
         tap: AnswerTap | None = None,
     ) -> AsyncIterator[AgentEvent]:
         quiet = tap is None and not listened(manager)
         mask_traces(manager.handlers)
-        async with self._awindow(config) as (memory, save):
-            state, iterations = self._start(run, memory, limits), 0
-            while (state := gate(state, limits, iterations)).stop is None:
+        async with journey.aopen(self._start) as trip:
+            state, limits, config, iterations = (
+                trip.state,
+                trip.limits,
+                trip.config,
+                trip.iterations,
+            )
+            while (state := trip.gate(state, limits, iterations)).stop is None:
                 if tap is not None:
                     tap.begin_loop()
                 iterations += 1
                 before = len(state.steps)
-                if quiet:
-                    state = await aquiet_loop(self._direct, state, config)
-                else:
-                    state = await atraced_loop(self._stages, state, iterations, config, tap)
+                state = await trip.astep(state, self._aloop(quiet, iterations, config, tap))
                 if len(state.steps) > before:
                     yield state.steps[-1]
-            save(state.memory)
-        yield self._result(state)
+            result = await trip.afinish(state, self._result(state))
+        yield result
 
     # --- Runnable interface --------------------------------------------------------------------
     def _invoke(
         self, value: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
-        run, limits = self._begin(value, config)
-        *_, result = self._drive(run, limits, run_manager, config)
+        journey = self._begin(value, config)
+        *_, result = self._drive(journey, run_manager)
         assert isinstance(result, AgentResult)
-        return self._output(run, result)
+        return self._output(journey, result)
 
     async def _ainvoke(
         self, value: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
-        run, limits = self._begin(value, config)
+        journey = self._begin(value, config)
         last: AgentEvent | None = None
-        async for event in self._adrive(run, limits, run_manager, config):
+        async for event in self._adrive(journey, run_manager):
             last = event
         assert isinstance(last, AgentResult)
-        return self._output(run, last)
+        return self._output(journey, last)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Run the agent once; the output's form follows the input's (module docstring)."""
@@ -313,10 +302,10 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
         mode: StreamMode = "steps",
     ) -> Iterator[Any]:
-        run, limits = self._begin(joined(inputs), config)
-        view = ModeView(mode, run)
-        for event in self._drive(run, limits, run_manager, config):
-            yield from view.items(event, partial(self._output, run))
+        journey = self._begin(joined(inputs), config)
+        view = ModeView(mode, lambda: journey.input)
+        for event in self._drive(journey, run_manager):
+            yield from view.items(event, partial(self._output, journey))
 
     async def _atransform(
         self,
@@ -326,22 +315,22 @@ class AgentLoop(Runnable[Any, Any]):
         mode: StreamMode = "steps",
     ) -> AsyncIterator[Any]:
         chunks = [value async for value in inputs]
-        run, limits = self._begin(joined(iter(chunks)), config)
-        view = ModeView(mode, run)
-        async for event in self._adrive(run, limits, run_manager, config):
-            for item in view.items(event, partial(self._output, run)):
+        journey = self._begin(joined(iter(chunks)), config)
+        view = ModeView(mode, lambda: journey.input)
+        async for event in self._adrive(journey, run_manager):
+            for item in view.items(event, partial(self._output, journey)):
                 yield item
 
     def _answer(
         self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Iterator[str]:
-        run, limits = self._begin(joined(inputs), config)
+        journey = self._begin(joined(inputs), config)
         result = yield from answer_stream(
-            lambda tap: self._drive(run, limits, run_manager, config, tap),
+            lambda tap: self._drive(journey, run_manager, tap),
             native=self.native_tools,
             whole=self.response_format is not None,  # a structured answer is checked first
         )
-        self._output(run, result)  # raise_on_failure raises here, after the text
+        self._output(journey, result)  # raise_on_failure raises here, after the text
 
     async def _aanswer(
         self,
@@ -350,16 +339,16 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
     ) -> AsyncIterator[str]:
         chunks = [value async for value in inputs]
-        run, limits = self._begin(joined(iter(chunks)), config)
+        journey = self._begin(joined(iter(chunks)), config)
         results: list[AgentResult] = []
         async for text in aanswer_stream(
-            lambda tap: self._adrive(run, limits, run_manager, config, tap),
+            lambda tap: self._adrive(journey, run_manager, tap),
             results,
             native=self.native_tools,
             whole=self.response_format is not None,
         ):
             yield text
-        self._output(run, results[0])
+        self._output(journey, results[0])
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any

@@ -55,6 +55,9 @@ class StopReason(StrEnum):
     """The model API failed for good (fatal error, or retries exhausted)."""
     BUDGET = "budget"
     """The run's token budget or wall-clock budget was spent."""
+    PAUSED = "paused"
+    """Not an end: tool calls wait for a person's decision (``result.pending``). The run is
+    checkpointed; ``agent.invoke(Command(resume=...), config)`` goes on (docs/durable.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +259,8 @@ class AgentResult:
     """Tokens the memory's compactor spent on model-written summaries (part of ``usage``)."""
     compaction_calls: int = 0
     """Model calls the memory's compactor made (not counted in ``loops``)."""
+    pending: tuple[Action, ...] = ()
+    """With ``stop_reason="paused"``: the tool calls waiting for a decision, by ``call_id``."""
 
     @property
     def ok(self) -> bool:

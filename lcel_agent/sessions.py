@@ -1,5 +1,9 @@
 """Conversations that outlive one run: memory windows stored in SQLite, by session id.
 
+Deprecated: a checkpointer does this and more (``create_agent(..., checkpointer=saver)``;
+``session_id`` then names the thread, and a run survives a crash mid-way). See
+:mod:`lcel_agent.durable` and docs/durable.md. This module keeps working meanwhile.
+
 ::
 
     from lcel_agent.memory import SlidingWindowMemory

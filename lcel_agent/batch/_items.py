@@ -30,6 +30,9 @@ class Item:
     """The id written in the results line."""
     input: Any
     """What the agent is invoked with (a task string, or any input the agent accepts)."""
+    thread: str | None = None
+    """The checkpoint thread of the item's run, set by the job (used when the agent has a
+    checkpointer: a run whose worker died is resumed, not started over)."""
 
     @property
     def key(self) -> str:

@@ -12,11 +12,17 @@ The driver streams the inputs, skips the ids already in ``out``, keeps at most
 ``slots`` runs in flight (``max_in_flight`` per worker), lets a new run start only
 while the rate limiter has room, writes each line as its run finishes, and runs an
 item again when its worker was lost. It alone writes ``out``: one line per id.
+
+Each item carries a checkpoint thread named after the job's results file and its id
+(:func:`thread_of`): with an agent built with a checkpointer that every worker
+reaches, an item run again after its worker died resumes that run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import hashlib
 import os
 import threading
 import time
@@ -35,7 +41,7 @@ from ._summary import BatchSummary
 from ._tally import Tally
 from .errors import BatchError, BatchInterrupted, BatchRunError
 
-__all__ = ["arun_batch", "run_batch"]
+__all__ = ["arun_batch", "run_batch", "thread_of"]
 
 ExecutorName = Literal["local", "ray"]
 
@@ -56,6 +62,13 @@ class _Job:
     tpm: float | None
     progress: bool
     total: int | None
+
+
+def thread_of(out: Path, key: str) -> str:
+    """The checkpoint thread of item ``key`` in the job writing ``out`` (same job, same
+    thread: a job started again on its results file resumes its unfinished runs too)."""
+    job = hashlib.sha256(str(out.resolve()).encode("utf-8")).hexdigest()[:12]
+    return f"lcel-agent-batch:{job}:{key}"
 
 
 def _count(name: str, value: Any) -> int:
@@ -196,6 +209,7 @@ async def _drive(
                     room.release()
                     break
                 await executor.admit()
+                item = dataclasses.replace(item, thread=thread_of(job.out, item.key))
                 task = asyncio.create_task(_one(executor, item, store, tally, display))
                 running.add(task)
                 task.add_done_callback(settle)

@@ -55,15 +55,35 @@ def finished(item: Item, result: Any) -> Finished:
     )
 
 
+async def _durable_run(agent: Any, item: Item, config: RunnableConfig) -> Any:
+    """The item's run on its checkpoint thread: its stored result if it finished (its worker
+    died before the driver heard), resumed if it did not, else a new run."""
+    config["configurable"] = {"thread_id": item.thread}
+    state = await agent.aget_state(config)
+    if state is None:
+        return await agent.ainvoke(item.input, config)
+    if state.status == "finished":
+        return state.result
+    return await agent.ainvoke(None, config)
+
+
 async def run_item(agent: Any, item: Item, callbacks: Sequence[BaseCallbackHandler]) -> Finished:
-    """Run ``item`` on ``agent``; a run that raises is a :class:`BatchRunError` naming its id."""
+    """Run ``item`` on ``agent``; a run that raises is a :class:`BatchRunError` naming its id.
+
+    With an agent that has a checkpointer, the run goes on the item's thread (see
+    :func:`_durable_run`).
+    """
     config = RunnableConfig(
         callbacks=list(callbacks),
         metadata={"batch_id": item.id},
         tags=["lcel-agent-batch"],
     )
+    durable = item.thread is not None and getattr(agent, "checkpointer", None) is not None
     try:
-        result = await agent.ainvoke(item.input, config)
+        if durable:
+            result = await _durable_run(agent, item, config)
+        else:
+            result = await agent.ainvoke(item.input, config)
     except Exception as exc:
         raise BatchRunError(
             redact(f"id {item.key}: the run raised {type(exc).__name__}: {exc}")

@@ -23,7 +23,7 @@ __all__ = ["Bar", "Chart", "LoopView", "ObservationView", "RunView", "run_view",
 #: Fields of ``AgentResult.to_dict()`` the report places itself; others go to "other fields".
 RESULT_KEYS = frozenset(
     {"input", "output", "stop_reason", "loops", "steps", "usage", "error", "forced",
-     "elapsed_s", "messages", "compaction_usage", "compaction_calls"}
+     "elapsed_s", "messages", "compaction_usage", "compaction_calls", "pending"}
 )  # fmt: skip
 #: Fields of a step record the report places itself.
 STEP_KEYS = frozenset(
@@ -179,6 +179,8 @@ class RunView:
     """Model calls the memory's compactor made (summaries), not counted in ``loops``."""
     compaction_tokens: int = 0
     """Tokens those calls spent (part of the run's usage)."""
+    pending: tuple[str, ...] = ()
+    """A paused run's calls waiting for a decision, as ``tool(input)``."""
 
 
 def _segments(step: Mapping[str, Any]) -> tuple[list[tuple[str, float]], bool]:
@@ -385,4 +387,8 @@ def run_view(data: Mapping[str, Any]) -> RunView:
         compaction_calls=_int(data.get("compaction_calls")),
         compaction_tokens=_int(compaction.get("input_tokens"))
         + _int(compaction.get("output_tokens")),
+        pending=tuple(
+            f"{_text(_dict(a).get('tool'))}({_text(_dict(a).get('tool_input'))})"
+            for a in _list(data.get("pending"))
+        ),
     )

@@ -5,6 +5,14 @@ run or an :class:`~lcel_agent.state.Observation` answered at once (an unknown
 tool, drift, bad arguments, a refusal). :func:`approved` / :func:`aapproved` ask
 ``approve`` about each call, in order, before anything runs, and turn the
 refused ones into observations. Pure, apart from asking.
+
+A durable run (``create_agent(checkpointer=...)``) puts a :class:`CallJournal`
+in the run's config: then calls that finished before a restart are not run again
+(their observations are recalled), decisions made before it are not asked again,
+each new decision and each finished call is written down as it happens
+(:func:`journaled`), and approvers that raise
+:class:`~lcel_agent.approval.ApprovalPending` pause the run after every call of
+the reply has been asked about.
 """
 
 from __future__ import annotations
@@ -16,25 +24,32 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 from .. import texts
 from .._redact import redact
 from .._timeout import call_async_with_timeout
+from ..approval import ApprovalPending
 from ..errors import ErrorClass
 from ..state import Action, AgentState, Observation
 
 __all__ = [
+    "JOURNAL_KEY",
     "Approve",
     "Batch",
     "Budget",
     "Call",
+    "CallJournal",
     "Outcome",
     "aapproved",
+    "ajournaled",
     "approved",
+    "journal_of",
+    "journaled",
     "refused",
     "state_messages",
     "with_call_id",
@@ -42,6 +57,70 @@ __all__ = [
 
 #: ``approve=``: given each action before it runs; True runs it, False or a string refuses it.
 Approve: TypeAlias = Callable[[Action], "bool | str | Awaitable[bool | str]"]
+
+#: Where a durable run keeps its :class:`CallJournal`, in ``config["configurable"]``
+#: (a leading double underscore keeps a configurable value out of run metadata).
+JOURNAL_KEY = "__lcel_agent_journal"
+
+
+class CallJournal(Protocol):
+    """What a durable run remembers of one reply's calls (``lcel_agent.durable`` keeps it)."""
+
+    def recalled(self, action: Action) -> Observation | None:
+        """The observation of ``action`` if it finished before a restart."""
+
+    def decision(self, action: Action) -> bool | str | None:
+        """The decision already made about ``action``, if any."""
+
+    def decided(self, action: Action, answer: bool | str) -> None:
+        """Write down a new decision."""
+
+    async def adecided(self, action: Action, answer: bool | str) -> None:
+        """Async twin of :meth:`decided`."""
+
+    def finished(self, observation: Observation) -> None:
+        """Write down a finished call."""
+
+    async def afinished(self, observation: Observation) -> None:
+        """Async twin of :meth:`finished`."""
+
+
+def journal_of(config: RunnableConfig | None) -> CallJournal | None:
+    """The run's journal, or None for a run that is not checkpointed."""
+    journal: CallJournal | None = ((config or {}).get("configurable") or {}).get(JOURNAL_KEY)
+    return journal
+
+
+Execute = Callable[["Call", "Budget", RunnableConfig], Observation]
+AExecute = Callable[["Call", "Budget", RunnableConfig], Awaitable[Observation]]
+
+
+def journaled(config: RunnableConfig, execute: Execute) -> Execute:
+    """``execute``, writing each finished call into the run's journal (if it has one)."""
+    journal = journal_of(config)
+    if journal is None:
+        return execute
+
+    def run(call: Call, budget: Budget, config: RunnableConfig) -> Observation:
+        observation = execute(call, budget, config)
+        journal.finished(observation)
+        return observation
+
+    return run
+
+
+def ajournaled(config: RunnableConfig, execute: AExecute) -> AExecute:
+    """Async twin of :func:`journaled`."""
+    journal = journal_of(config)
+    if journal is None:
+        return execute
+
+    async def run(call: Call, budget: Budget, config: RunnableConfig) -> Observation:
+        observation = await execute(call, budget, config)
+        await journal.afinished(observation)
+        return observation
+
+    return run
 
 
 def with_call_id(action: Action) -> Action:
@@ -142,33 +221,80 @@ async def _awaited(value: Awaitable[Any]) -> Any:
     return await value
 
 
-def approved(approve: Approve | None, batch: Batch) -> Batch:
-    """Ask ``approve`` about each call in order (sync code); refusals become observations."""
+def _recalled(journal: CallJournal | None, batch: Batch) -> Batch:
+    """The batch without the calls that finished before a restart (their results kept)."""
+    if journal is None:
+        return batch
+    found = {id(c): seen for c in batch.calls if (seen := journal.recalled(c.action)) is not None}
+    return _without(batch, found)
+
+
+def _ask(approve: Approve, action: Action) -> Any:
+    answer: Any = approve(action)
+    if inspect.isawaitable(answer):  # an async approver, from sync code
+        answer = call_async_with_timeout(partial(_awaited, answer), None, "approve")
+    return answer
+
+
+async def _aask(approve: Approve, action: Action) -> Any:
+    if inspect.iscoroutinefunction(approve):
+        return await approve(action)
+    # A person at a terminal blocks: keep the event loop free meanwhile.
+    answer: Any = await asyncio.to_thread(approve, action)
+    return (await answer) if inspect.isawaitable(answer) else answer
+
+
+def approved(approve: Approve | None, batch: Batch, config: RunnableConfig | None = None) -> Batch:
+    """Ask ``approve`` about each call in order (sync code); refusals become observations.
+
+    With a journal in ``config`` (a durable run), recalled calls are not asked about
+    again, and every call waiting for a person raises one :class:`ApprovalPending`.
+    """
+    journal = journal_of(config)
+    batch = _recalled(journal, batch)
     if approve is None:
         return batch
     refusals: dict[int, Observation] = {}
+    waiting: list[Action] = []
     for call in batch.calls:
-        answer: Any = approve(call.action)
-        if inspect.isawaitable(answer):  # an async approver, from sync code
-            answer = call_async_with_timeout(partial(_awaited, answer), None, "approve")
+        answer = journal.decision(call.action) if journal is not None else None
+        if answer is None:
+            try:
+                answer = _ask(approve, call.action)
+            except ApprovalPending:
+                waiting.append(call.action)
+                continue
+            if journal is not None and isinstance(answer, bool | str):
+                journal.decided(call.action, answer)
         if (verdict := _verdict(call.action, answer)) is not None:
             refusals[id(call)] = verdict
+    if waiting:
+        raise ApprovalPending(tuple(waiting))
     return _without(batch, refusals)
 
 
-async def aapproved(approve: Approve | None, batch: Batch) -> Batch:
+async def aapproved(
+    approve: Approve | None, batch: Batch, config: RunnableConfig | None = None
+) -> Batch:
     """Async twin of :func:`approved`; a sync approver runs on a thread."""
+    journal = journal_of(config)
+    batch = _recalled(journal, batch)
     if approve is None:
         return batch
     refusals: dict[int, Observation] = {}
+    waiting: list[Action] = []
     for call in batch.calls:
-        if inspect.iscoroutinefunction(approve):
-            answer: Any = await approve(call.action)
-        else:
-            # A person at a terminal blocks: keep the event loop free meanwhile.
-            answer = await asyncio.to_thread(approve, call.action)
-            if inspect.isawaitable(answer):
-                answer = await answer
+        answer = journal.decision(call.action) if journal is not None else None
+        if answer is None:
+            try:
+                answer = await _aask(approve, call.action)
+            except ApprovalPending:
+                waiting.append(call.action)
+                continue
+            if journal is not None and isinstance(answer, bool | str):
+                await journal.adecided(call.action, answer)
         if (verdict := _verdict(call.action, answer)) is not None:
             refusals[id(call)] = verdict
+    if waiting:
+        raise ApprovalPending(tuple(waiting))
     return _without(batch, refusals)

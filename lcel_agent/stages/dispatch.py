@@ -55,7 +55,9 @@ from ._calls import (
     Budget,
     Call,
     aapproved,
+    ajournaled,
     approved,
+    journaled,
     refused,
     state_messages,
     with_call_id,
@@ -257,35 +259,33 @@ class DispatchTools(Stage):
         return self._finish(state, merged, batch.budget, batch.started)
 
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
-        batch = self._begin(state)
-        if batch is None:
+        if (batch := self._begin(state)) is None:
             return state
-        batch = approved(self.approve, batch)
-        calls, budget = batch.calls, batch.budget
+        batch = approved(self.approve, batch, config)
+        calls, budget, execute = batch.calls, batch.budget, journaled(config, self._execute)
         if self.parallel and len(calls) > 1:
             workers = min(len(calls), self.max_concurrency)
             with ThreadPoolExecutor(workers, "lcel-agent-tool") as pool:
-                done = list(pool.map(lambda c: self._execute(c, budget, config), calls))
+                done = list(pool.map(lambda c: execute(c, budget, config), calls))
         else:
-            done = [self._execute(c, budget, config) for c in calls]
+            done = [execute(c, budget, config) for c in calls]
         return self._end(state, batch, done)
 
     async def arun(self, state: AgentState, config: RunnableConfig) -> AgentState:
-        batch = self._begin(state)
-        if batch is None:
+        if (batch := self._begin(state)) is None:
             return state
-        batch = await aapproved(self.approve, batch)
-        calls, budget = batch.calls, batch.budget
+        batch = await aapproved(self.approve, batch, config)
+        calls, budget, execute = batch.calls, batch.budget, ajournaled(config, self._aexecute)
         if self.parallel and len(calls) > 1:
             gate = asyncio.Semaphore(self.max_concurrency)
 
             async def limited(call: Call) -> Observation:
                 async with gate:
-                    return await self._aexecute(call, budget, config)
+                    return await execute(call, budget, config)
 
             done = list(await asyncio.gather(*(limited(c) for c in calls)))
         else:
-            done = [await self._aexecute(c, budget, config) for c in calls]
+            done = [await execute(c, budget, config) for c in calls]
         return self._end(state, batch, done)
 
     # --- standalone: one action in, one observation out --------------------------------

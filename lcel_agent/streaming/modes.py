@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
+from langchain_core.messages import BaseMessage
+
 from ..conversation import RunInput, final_message
 from ..conversation.outputs import loop_messages
 from ..errors import ConfigurationError
@@ -53,14 +55,19 @@ def check_mode(mode: Any) -> StreamMode:
 class ModeView:
     """Turns a run's events (loop records, then the result) into one mode's items."""
 
-    def __init__(self, mode: StreamMode, run: RunInput) -> None:
+    def __init__(self, mode: StreamMode, run: Callable[[], RunInput]) -> None:
+        # The run's input is asked for at the first event: a resumed run's is read from its
+        # checkpoint only when the run opens.
         self.mode = mode
-        self.messages = list(run.messages)
+        self._run = run
+        self.messages: list[BaseMessage] | None = None
 
     def items(
         self, event: StepRecord | AgentResult, output: Callable[[AgentResult], Any]
     ) -> list[Any]:
         """The items for one event of the run; ``output`` shapes the result into its form."""
+        if self.messages is None:
+            self.messages = list(self._run().messages)
         if isinstance(event, AgentResult):
             return self.end(event, output(event))
         return self.step(event)
@@ -70,6 +77,7 @@ class ModeView:
         if self.mode == "steps":
             return [record]
         new = loop_messages(record)
+        assert self.messages is not None
         self.messages += new
         if self.mode == "messages":
             return [(m, {"loop": record.step}) for m in new]
@@ -86,4 +94,4 @@ class ModeView:
             return [(last, {"loop": result.loops})]
         if self.mode == "updates":
             return [{"final": {"messages": [last], "result": output}}]
-        return [{"messages": [*self.messages, last], "result": output}]
+        return [{"messages": [*(self.messages or ()), last], "result": output}]

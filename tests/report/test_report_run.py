@@ -130,6 +130,12 @@ def test_the_librarys_own_fields_are_known_not_other(mixed_result):
     assert "memory summaries: 2 calls, 1,212 tokens" in page.text
     assert "Other fields" not in page.text
 
+    data["stop_reason"] = "paused"
+    data["pending"] = [{"tool": "get_weather", "tool_input": "北京", "call_id": "c1"}]
+    page = Page(render_run(data))
+    assert "waiting for approval: get_weather(北京)" in page.text
+    assert "Other fields" not in page.text
+
 
 @pytest.mark.parametrize(
     "data",

@@ -1,0 +1,52 @@
+"""Durable runs: state that outlives a process, through LangGraph's checkpoint savers.
+
+::
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    saver = SqliteSaver(sqlite3.connect("agent.db", check_same_thread=False))
+    agent = create_agent(llm, tools, checkpointer=saver)
+    config = {"configurable": {"thread_id": "t1"}}
+    agent.invoke("查询北京天气", config)    # checkpointed loop by loop
+    # ... the process is killed; in a new one:
+    agent.invoke(None, config)               # the run goes on where it stopped
+    agent.get_state(config)                  # ThreadState: status, steps, pending, result
+
+A run on a thread writes a checkpoint when it starts, when the model's reply
+is decided (before its tool calls run; the ``checkpoint`` stage), one write per
+finished tool call and per approval decision, a checkpoint after each loop that
+had no call to run, and one when it ends. Resuming recalls the finished calls instead of running them again and runs
+the decided ones without a new model call; the result carries every step. A
+new input on a thread whose run finished continues the conversation (the
+window is carried over, as sessions did). Approvals can pause a run
+(``approve=lcel_agent.approval.pause``) until a person decides, in this process
+or another. docs/durable.md has the whole story.
+
+This package is the one place for such state: :class:`~lcel_agent.sessions.SessionStore`
+(windows by ``session_id``) is deprecated in favour of a checkpointer, on which
+``session_id`` names the thread. Everything here speaks LangGraph's saver
+interface only (``langgraph-checkpoint``, the ``durable`` extra); nothing of it
+is imported until an agent has a checkpointer.
+"""
+
+from __future__ import annotations
+
+from ._record import Identity, Phase
+from ._setup import check_checkpointer, with_checkpoint
+from ._stage import CHECKPOINT_STAGE, SaveDecision
+from ._threads import Journey, Threads
+from ._trip import Trip
+from ._view import ThreadState
+
+__all__ = [
+    "CHECKPOINT_STAGE",
+    "Identity",
+    "Journey",
+    "Phase",
+    "SaveDecision",
+    "ThreadState",
+    "Threads",
+    "Trip",
+    "check_checkpointer",
+    "with_checkpoint",
+]

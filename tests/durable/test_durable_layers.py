@@ -1,0 +1,58 @@
+"""The durable room sits between the stages and the loop: it imports down, never up.
+
+The stages (the dispatcher's journal hooks), the run's state and the approvers are
+below it; the loop, ``create_agent`` and the batch runner above. No import circle,
+not even a TYPE_CHECKING one.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "lcel_agent"
+
+
+def imported(path: Path) -> set[str]:
+    """Every module ``path`` imports (TYPE_CHECKING blocks included), as absolute names."""
+    package = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            names.add(module)
+            names.update(f"{module}.{alias.name}" for alias in node.names)
+    return names
+
+
+BELOW = [
+    *sorted((PACKAGE / "stages").glob("*.py")),
+    *sorted((PACKAGE / "conversation").glob("*.py")),
+    PACKAGE / "state.py",
+    PACKAGE / "approval.py",
+    PACKAGE / "limits.py",
+    PACKAGE / "sessions.py",
+]
+
+
+@pytest.mark.parametrize("path", BELOW, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_what_lies_below_does_not_import_the_durable_room(path):
+    reaching = {n for n in imported(path) if n.startswith("lcel_agent.durable")}
+    assert not reaching, f"{path.name} imports {sorted(reaching)}"
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "durable").glob("*.py")), ids=lambda p: p.name)
+def test_the_durable_room_does_not_import_what_lies_above(path):
+    above = ("lcel_agent.loop", "lcel_agent.agent", "lcel_agent.batch", "lcel_agent.cli")
+    reaching = {n for n in imported(path) if n.startswith(above)}
+    assert not reaching, f"{path.name} imports {sorted(reaching)}"
+
+
+def test_the_check_can_fail():
+    # The loop does import the room: the finder must see it.
+    assert any(n.startswith("lcel_agent.durable") for n in imported(PACKAGE / "loop.py"))
