@@ -61,8 +61,8 @@ JSON_PARALLEL = " (several calls at once: a JSON list of these)"
 #: weather but dropped its temperature; asked for the results first, it kept them more
 #: often: docs/benchmarks.md, "Real models".)
 JSON_FINAL = (
-    '{"action": "final", "action_input": "<your complete answer: the results you found, '
-    'then your summary>"} to answer, once you have what the question asks for'
+    '{"action": "final", "action_input": "<your complete answer: each result you found on '
+    'its own line, then your summary>"} to answer, once you have what the question asks for'
 )
 
 #: Tool output is untrusted: it must not steer the agent. No fields.
