@@ -224,7 +224,7 @@ def create_agent(
             backoff=llm_backoff,
             max_retry_after=max_retry_after,
         ),
-        "clean_json": KeepReply() if tool_calling else CleanJson(),
+        "clean_json": KeepReply() if tool_calling else CleanJson(tools=list(arguments)),
         "parse_action": (
             ParseToolCalls(response_format=fmt, tools=arguments)
             if tool_calling

@@ -17,10 +17,13 @@ Works on its own in any chain::
     CleanJson().invoke('```json\\n{"action": "final", "action_input": "hi"}\\n```')
 
 Inside the agent it sets ``state.parsed``, or a ``format`` loop error whose
-message stays out of the model's history. A reply of plain text (no ``{`` at all)
-gets its own re-prompt: small models often answer in prose once they have their
-results, and told so, re-send the answer in the agreed form. Prose is never taken
-for the answer itself: ``final`` means the model said it was final.
+message stays out of the model's history. A reply of plain text (no ``{`` at all,
+naming none of the agent's tools) is the final answer once a tool call has
+succeeded in this run: small models answer in prose once they have their results,
+and re-prompted, a 1.5B model copied the re-prompt instead of its answer
+(docs/benchmarks.md, "Real models"). Before any call succeeded, prose gets its own
+re-prompt, since the model has nothing to answer from yet. ``CleanJson(prose_answers=False)``
+re-prompts every time.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -35,12 +39,19 @@ from langchain_core.runnables import RunnableConfig
 from .._messages import message_text
 from .._redact import redact
 from ..errors import ActionParseError, ErrorClass, error_reason
-from ..state import AgentState, RunError
+from ..state import FINAL_ACTION, AgentState, RunError
 from ..texts import FORMAT_REPROMPT, PROSE_REPROMPT
 from ._base import Stage
 from ._repair import read_closed_outer, read_lenient, top_level_values
 
-__all__ = ["CleanJson", "KeepReply", "extract_json", "message_text", "several_values"]
+__all__ = [
+    "CleanJson",
+    "KeepReply",
+    "extract_json",
+    "is_prose",
+    "message_text",
+    "several_values",
+]
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _DECODER = json.JSONDecoder()
@@ -114,10 +125,37 @@ def several_values(text: str) -> list[Any] | None:
     return items if all(isinstance(item, dict) for item in items) else None
 
 
+def is_prose(text: str, tools: Collection[str] = ()) -> bool:
+    """Whether ``text`` is plain words: not empty, no ``{``, and none of ``tools`` named.
+
+    A tool named in prose (``get_weather(北京)``, "I will call search_baidu") is an
+    attempt at a call, never an answer.
+    """
+    stripped = text.strip()
+    return bool(stripped) and "{" not in stripped and not any(t in stripped for t in tools)
+
+
 class CleanJson(Stage):
-    """Parse the reply's JSON into ``state.parsed`` (or a str/message into a value)."""
+    """Parse the reply's JSON into ``state.parsed`` (or a str/message into a value).
+
+    Args:
+        tools: the agent's tool names; a plain-text reply that names one is not an answer.
+        prose_answers: take a plain-text reply as the final answer once a tool call has
+            succeeded in the run (the default); False re-prompts for JSON instead.
+    """
 
     name = "clean_json"
+
+    def __init__(
+        self,
+        *,
+        tools: Collection[str] = (),
+        prose_answers: bool = True,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(name=name)
+        self.tools = tuple(tools)
+        self.prose_answers = prose_answers
 
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None or state.loop_error is not None or state.reply is None:
@@ -126,7 +164,10 @@ class CleanJson(Stage):
         try:
             parsed = several_values(text) or extract_json(text)
         except (ActionParseError, TypeError) as exc:
-            prose = text.strip() and "{" not in text
+            prose = is_prose(text, self.tools)
+            if prose and self.prose_answers and any(ok for _, ok, _ in state.history):
+                answer = {"action": FINAL_ACTION, "action_input": text.strip()}
+                return dataclasses.replace(state, parsed=answer)
             error = RunError(
                 state.loops,
                 self.name or "clean_json",

@@ -15,7 +15,8 @@ Two parsers, one per protocol, each replacing the other under the same stage nam
   have that name).
 
 Shape rules (a violation is a ``format`` error): every action is an object with a
-non-empty string ``action`` and an ``action_input`` key; a list is not empty. A
+non-empty string ``action`` and an ``action_input`` key; a list is not empty; neither
+the name nor the input is a placeholder copied from the prompt (``<tool name>``). A
 ``final`` beside tool calls is dropped (the calls run; the model answers once it
 has their results); several finals alone: the last one is the answer. Whether the tool exists and the input fits is the
 dispatcher's business, so both protocols share those checks.
@@ -37,7 +38,14 @@ from .._redact import redact
 from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import FINAL_ACTION, Action, AgentState, RunError
 from ..structured import ResponseFormat
-from ..texts import ANSWER_FORMAT_REPROMPT, FINAL_NOT_A_TOOL, FORMAT_REPROMPT
+from ..texts import (
+    ANSWER_FORMAT_REPROMPT,
+    FINAL_NOT_A_TOOL,
+    FORMAT_REPROMPT,
+    JSON_CALL,
+    JSON_FINAL,
+    PROSE_REPROMPT,
+)
 from ._base import Stage
 from ._shapes import ShapeError, read_action
 from .clean import extract_json
@@ -60,6 +68,14 @@ def _reject(why: str, value: Any) -> ActionParseError:
     )
 
 
+# The placeholders of the forms our own texts show the model. A small model re-prompted
+# with a form sometimes sends the form back, placeholder and all; acting on it would make
+# "<that answer>" the answer.
+_PLACEHOLDERS = frozenset(
+    re.findall(r"<[^<>\"]+>", JSON_CALL + JSON_FINAL + FORMAT_REPROMPT + PROSE_REPROMPT)
+)
+
+
 def _one(
     item: Any, tools: Collection[str], arguments: Mapping[str, Collection[str]] | None
 ) -> Action:
@@ -69,6 +85,8 @@ def _one(
         raise _reject(str(exc), item) from None
     if name == FINAL_ACTION and value is None:
         raise _reject("the final action has no answer", item)
+    if name in _PLACEHOLDERS or (isinstance(value, str) and value.strip() in _PLACEHOLDERS):
+        raise _reject("the reply copied a placeholder from the instructions", item)
     return Action(name, value)
 
 

@@ -94,10 +94,10 @@ def test_a_run_without_progress_stops_after_twice_max_errors_loops(run, weather,
 
 def test_after_progress_the_same_failure_gets_one_more_try(run, weather, act):
     recovers = ScriptedChatModel(
-        [act("get_weather", "北京"), "garbage", "garbage", act("final", "北京晴")]
+        [act("get_weather", "北京"), "{garbage", "{garbage", act("final", "北京晴")]
     )
     assert run(create_agent(recovers, [weather])).stop_reason is StopReason.FINAL
-    stuck = ScriptedChatModel([act("get_weather", "北京"), *["garbage"] * 5])
+    stuck = ScriptedChatModel([act("get_weather", "北京"), *["{garbage"] * 5])
     result = run(create_agent(stuck, [weather]))
     assert result.stop_reason is StopReason.MAX_ERRORS and result.loops == 4
     assert (result.error.step, result.error.stage, result.error.error_class) == (
@@ -110,7 +110,7 @@ def test_after_progress_the_same_failure_gets_one_more_try(run, weather, act):
 def test_a_success_resets_the_breaker(run, weather, act):
     replies = []
     for i in range(4):
-        replies += ["garbage", act("get_weather", f"城{i}")]
+        replies += ["{garbage", act("get_weather", f"城{i}")]
     llm = ScriptedChatModel([*replies, act("final", "done")])
     result = run(create_agent(llm, [weather], max_errors=2, max_loops=20))
     assert result.stop_reason is StopReason.FINAL and result.loops == 9

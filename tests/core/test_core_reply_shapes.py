@@ -156,16 +156,66 @@ def test_text_naming_no_tool_is_the_answer(run, weather, calls):
 SUMMARY = "总结：北京今天晴，温度25℃；台风正在向东移动。"
 
 
-def test_plain_text_is_asked_again_as_a_final_answer(run, weather, calls, act):
-    # A small model's answer in prose, once it has its results: not taken for the answer
-    # ("final" means the model said so), but answered with how to send it as one.
-    llm = ScriptedChatModel([act("get_weather", "北京"), SUMMARY, act("final", SUMMARY)])
+def test_plain_text_after_a_successful_call_is_the_answer(run, weather, calls, act):
+    # A small model answers in prose once it has its results; re-prompted, the 1.5B model
+    # copied the re-prompt instead. The prose is the answer, in one model call.
+    llm = ScriptedChatModel([act("get_weather", "北京"), SUMMARY + "\n"])
     result = run(create_agent(llm, [weather]))
     assert result.stop_reason is StopReason.FINAL and result.output == SUMMARY
+    assert result.loops == 2 and [s.error_class for s in result.steps] == [None, None]
+
+
+def test_plain_text_before_any_result_is_asked_again(run, weather, calls, act):
+    # Nothing has been looked up yet: prose is not an answer from the tools' facts.
+    llm = ScriptedChatModel([SUMMARY, act("get_weather", "北京"), act("final", SUMMARY)])
+    result = run(create_agent(llm, [weather]))
+    assert result.stop_reason is StopReason.FINAL and result.output == SUMMARY
+    assert result.steps[0].error_class is ErrorClass.FORMAT
+    second = llm.calls[1]
+    assert second[-2].content == SUMMARY  # the model sees what it wrote
+    assert second[-1].content == PROSE_REPROMPT
+
+
+def test_plain_text_after_only_failed_calls_is_asked_again(run, weather, calls, act):
+    llm = ScriptedChatModel([act("get_weather", "火星"), SUMMARY, act("final", SUMMARY)])
+    result = run(create_agent(llm, [weather]))
+    assert result.loops == 3 and result.steps[1].error_class is ErrorClass.FORMAT
+    assert llm.calls[2][-1].content == PROSE_REPROMPT
+
+
+@pytest.mark.parametrize(
+    "text", ["I will call get_weather(上海) next.", "get_weather: 上海", "下一步：search_baidu"]
+)
+def test_plain_text_naming_a_tool_is_never_the_answer(run, weather, search, act, text):
+    llm = ScriptedChatModel([act("get_weather", "北京"), text, act("final", SUMMARY)])
+    result = run(create_agent(llm, [weather, search]))
+    assert result.output == SUMMARY and result.steps[1].error_class is ErrorClass.FORMAT
+
+
+def test_prose_answers_can_be_turned_off(run, weather, act):
+    from lcel_agent.stages import CleanJson
+
+    llm = ScriptedChatModel([act("get_weather", "北京"), SUMMARY, act("final", SUMMARY)])
+    strict = CleanJson(tools=["get_weather"], prose_answers=False)
+    result = run(create_agent(llm, [weather], stages={"clean_json": strict}))
+    assert result.loops == 3 and result.steps[1].error_class is ErrorClass.FORMAT
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # The prose re-prompt, sent back whole: its form, placeholder and all.
+        PROSE_REPROMPT,
+        '{"action": "final", "action_input": "<your answer>"}',
+        '{"action": "<tool name>", "action_input": "<its input>"}',
+        '{"action": "get_weather", "action_input": "<its input>"}',
+    ],
+)
+def test_a_placeholder_copied_from_the_prompt_is_never_acted_on(run, weather, calls, act, reply):
+    llm = ScriptedChatModel([act("get_weather", "北京"), reply, act("final", SUMMARY)])
+    result = run(create_agent(llm, [weather]))
+    assert result.output == SUMMARY and calls.items == [("get_weather", "北京")]
     assert result.steps[1].error_class is ErrorClass.FORMAT
-    third = llm.calls[2]
-    assert third[-2].content == SUMMARY  # the model sees what it wrote
-    assert third[-1].content == PROSE_REPROMPT
 
 
 def test_a_broken_json_attempt_gets_the_format_reprompt(run, weather, act):
