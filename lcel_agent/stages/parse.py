@@ -205,13 +205,11 @@ def _with_written_calls(
         }
         for a in actions
     ]
-    # The calls now travel as tool_calls; left in the text too, a chat template that renders
-    # tool_calls would show the model each call twice. Prose around tagged calls stays.
-    text = message_text(state.reply)
-    words = _TAGGED.sub("", text).strip() if _TAGGED.search(text) else ""
-    reply = state.reply.model_copy(
-        update={"content": words, "tool_calls": calls, "invalid_tool_calls": []}
-    )
+    # The text stays the reply's content, as the model wrote it: a server that does not parse
+    # tool calls is also one that may refuse an assistant message without content
+    # (llama-cpp-python's answers HTTP 500 to the null content ChatOpenAI sends for an
+    # empty one), and the model then sees its own turn as it wrote it.
+    reply = state.reply.model_copy(update={"tool_calls": calls, "invalid_tool_calls": []})
     return dataclasses.replace(state, actions=actions, reply=reply)
 
 
