@@ -22,7 +22,19 @@ from .state import AgentState
 
 __all__ = ["JsonTranscript", "ToolCallTranscript", "Transcript", "with_blocks"]
 
-_MAX_BAD_REPLY_CHARS = 300
+# An unreadable reply is shown back to the model (it must see what it wrote to put it
+# right), but only its start: it is the newest turn, which the window never cuts, and on
+# the 1.5B model a reply copying every observation back (300 characters, ~250 tokens)
+# pushed the turns that held the facts out of the 800-token window.
+_MAX_BAD_REPLY_CHARS = 160
+
+
+def _bad_reply(state: AgentState) -> str:
+    """The start of a reply that could not be read, redacted, for the model's history."""
+    # Redacted before it is cut: a secret cut in half would no longer be recognised.
+    raw = redact(message_text(state.reply)) if state.reply is not None else ""
+    shown = raw if len(raw) <= _MAX_BAD_REPLY_CHARS else raw[:_MAX_BAD_REPLY_CHARS] + "…"
+    return shown or "(empty reply)"
 
 
 def with_blocks(text: str, blocks: Sequence[dict[str, Any]]) -> str | list[str | dict[str, Any]]:
@@ -48,8 +60,7 @@ class JsonTranscript:
             body = [a.to_dict() for a in state.actions]
             said = json.dumps(body[0] if len(body) == 1 else body, ensure_ascii=False)
         else:
-            raw = message_text(state.reply) if state.reply is not None else ""
-            said = redact(raw[:_MAX_BAD_REPLY_CHARS]) or "(empty reply)"
+            said = _bad_reply(state)
         out: list[BaseMessage] = [AIMessage(content=said)]
         if len(state.observations) == 1:
             lines = [texts.OBSERVATION.format(output=state.observations[0].output)]
@@ -88,8 +99,7 @@ class ToolCallTranscript:
                     )
                 )
             return out
-        raw = message_text(reply) if reply is not None else ""
-        out = [AIMessage(content=redact(raw[:_MAX_BAD_REPLY_CHARS]) or "(empty reply)")]
+        out = [AIMessage(content=_bad_reply(state))]
         if notice:
             out.append(HumanMessage(content=notice))
         return out

@@ -222,3 +222,18 @@ def test_a_broken_json_attempt_gets_the_format_reprompt(run, weather, act):
     llm = ScriptedChatModel(['{"action": "final", "action_input": "北京晴', FINAL])
     run(create_agent(llm, [weather]))
     assert llm.calls[1][-1].content == FORMAT_REPROMPT
+
+
+def test_a_long_unreadable_reply_is_shown_back_by_its_start(run, weather, act):
+    # A reply copying the observations back is the newest turn, never cut by the window:
+    # shown whole, it pushed the turns holding the facts out of the window.
+    copied = (
+        "Observation [get_weather 北京]: " + "北京市天气：晴，温度25℃，湿度40%，" * 20 + '[{"title'
+    )
+    llm = ScriptedChatModel([act("get_weather", "北京"), copied, act("final", SUMMARY)])
+    result = run(create_agent(llm, [weather]))
+    assert result.output == SUMMARY and result.steps[1].error_class is ErrorClass.FORMAT
+    shown = llm.calls[2][-2].content
+    assert copied.startswith(shown[:-1]) and shown.endswith("…") and len(shown) == 161
+    # The turns before it stay word for word.
+    assert any("北京市天气：晴" in str(m.content) and m.type == "human" for m in llm.calls[2][2:-2])
