@@ -5,7 +5,9 @@ write the shape of the chat APIs' tool calls (``{"name": ..., "arguments": ...}`
 sometimes inside ``{"function": {...}}``), other common key names (``tool``,
 ``args``, ``parameters``, ``input``), the arguments inline beside the name
 (``{"action": "get_weather", "city": "北京"}``), arguments as JSON text, and the
-tool with its signature as the prompt lists it (``get_weather(city)``). Each is
+tool with its signature as the prompt lists it (``get_weather(city)``), and the
+values written into the tool's schema (``{"properties": {"city": "北京"}, "required":
+[...], "type": "object"}``, as a 1.5B model fills in the schema it was shown). Each is
 read only where the meaning is unambiguous (and ``{"final": "..."}`` or an
 action named ``final_answer`` is the final answer): two different names, or two input
 keys, are not guessed between. A name is never corrected, only freed of a
@@ -85,6 +87,29 @@ def _arguments_text(value: Any) -> Any:
     return value
 
 
+# The keys of a JSON schema for an object, besides its "properties".
+_SCHEMA_KEYS = frozenset({"type", "required", "title", "description", "additionalProperties"})
+
+
+def _schema_values(value: Any, names: Collection[str]) -> Any:
+    """The arguments a model wrote into the tool's schema, or ``value`` as it is.
+
+    Read only when unambiguous: an object of schema keys whose ``properties`` holds
+    values (no ``{"type": ...}`` in it: that is the schema itself) for the tool's own
+    argument names, and no argument of the tool is itself named ``properties``.
+    """
+    if not isinstance(value, dict) or "properties" in names:
+        return value
+    inner = value.get("properties")
+    if not isinstance(inner, dict) or not inner or set(value) - {"properties"} - _SCHEMA_KEYS:
+        return value
+    if names and set(inner) - set(names):
+        return value
+    if any(isinstance(v, dict) and "type" in v for v in inner.values()):
+        return value
+    return inner
+
+
 def read_action(
     item: Any, tools: Collection[str] = (), arguments: Mapping[str, Collection[str]] | None = None
 ) -> tuple[str, Any]:
@@ -127,4 +152,4 @@ def read_action(
             raise ShapeError("the action has no 'action_input'")
     if name.lower() == _FINAL:
         return _FINAL, value
-    return name, _arguments_text(value)
+    return name, _schema_values(_arguments_text(value), (arguments or {}).get(name, ()))

@@ -34,6 +34,12 @@ FINAL = '{"action": "final", "action_input": "北京晴"}'
         ('{"action": "get_weather(\\"上海\\")"}', "上海"),
         # The chat APIs' shape, arguments as JSON text.
         ('{"name": "get_weather", "arguments": "{\\"city\\": \\"北京\\"}"}', "北京"),
+        # The values written into the tool's schema, as shown to the model.
+        (
+            '{"name": "get_weather", "arguments": {"properties": {"city": "南京"}, '
+            '"required": ["city"], "type": "object"}}',
+            "南京",
+        ),
         # The chat APIs' shape, arguments as an object, inside "function".
         (
             '{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "杭州"}}}',
@@ -237,3 +243,27 @@ def test_a_long_unreadable_reply_is_shown_back_by_its_start(run, weather, act):
     assert copied.startswith(shown[:-1]) and shown.endswith("…") and len(shown) == 161
     # The turns before it stay word for word.
     assert any("北京市天气：晴" in str(m.content) and m.type == "human" for m in llm.calls[2][2:-2])
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        # The schema itself, no value in it: not a call with an input.
+        {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"},
+        # A key the tool does not take.
+        {"properties": {"town": "北京"}, "type": "object"},
+    ],
+)
+def test_a_schema_without_values_for_the_tool_is_not_read_as_them(run, weather, calls, arguments):
+    text = json.dumps({"name": "get_weather", "arguments": arguments}, ensure_ascii=False)
+    llm = ScriptedChatModel([text, FINAL])
+    result = run(create_agent(llm, [weather]))
+    assert calls.items == [] and result.steps[0].error_class is ErrorClass.BAD_ARGUMENTS
+
+
+def test_a_schema_beside_other_keys_is_not_unwrapped(run, weather, calls):
+    # Not only the schema's keys: the object is the arguments as written (the tool's own
+    # "city" is its input), never the values inside "properties".
+    text = '{"name": "get_weather", "arguments": {"properties": {"city": "北京"}, "city": "上海"}}'
+    run(create_agent(ScriptedChatModel([text, FINAL]), [weather]))
+    assert calls.items == [("get_weather", "上海")]
