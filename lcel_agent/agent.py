@@ -246,6 +246,7 @@ def create_agent(
             policies=resolved,
             transcript=ToolCallTranscript() if tool_calling else JsonTranscript(),
             return_direct=[t.name for t in tool_list if t.return_direct],
+            tools=[t.name for t in tool_list],
         ),
         "trim_memory": TrimMemory(),
     }

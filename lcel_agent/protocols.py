@@ -99,7 +99,12 @@ class ToolCallTranscript:
                     )
                 )
             return out
-        out = [AIMessage(content=_bad_reply(state))]
+        if state.actions and state.actions[0].is_final and reply is not None:
+            # An answer sent back for another look (a call had only failed): shown whole.
+            said = redact(message_text(reply)) or "(empty reply)"
+        else:
+            said = _bad_reply(state)
+        out = [AIMessage(content=said)]
         if notice:
             out.append(HumanMessage(content=notice))
         return out
