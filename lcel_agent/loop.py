@@ -220,20 +220,15 @@ class AgentLoop(Runnable[Any, Any]):
         quiet = tap is None and not listened(manager)
         mask_traces(manager.handlers)  # what LangChain's callbacks trace, masked for LangSmith
         with journey.open(self._start) as trip:
-            state, limits, config, iterations = (
-                trip.state,
-                trip.limits,
-                trip.config,
-                trip.iterations,
-            )
-            while (state := trip.gate(state, limits, iterations)).stop is None:
+            state, iterations = trip.state, trip.iterations
+            while (state := trip.gate(state, trip.limits, iterations)).stop is None:
                 if tap is not None:
                     if tap.closed:
                         break
                     tap.begin_loop()
                 iterations += 1
                 before = len(state.steps)
-                state = trip.step(state, self._loop(quiet, iterations, config, tap))
+                state = trip.step(state, self._loop(quiet, iterations, trip.config, tap))
                 if len(state.steps) > before:
                     yield state.steps[-1]
             result = trip.finish(state, self._result(state))
@@ -248,18 +243,13 @@ class AgentLoop(Runnable[Any, Any]):
         quiet = tap is None and not listened(manager)
         mask_traces(manager.handlers)
         async with journey.aopen(self._start) as trip:
-            state, limits, config, iterations = (
-                trip.state,
-                trip.limits,
-                trip.config,
-                trip.iterations,
-            )
-            while (state := trip.gate(state, limits, iterations)).stop is None:
+            state, iterations = trip.state, trip.iterations
+            while (state := trip.gate(state, trip.limits, iterations)).stop is None:
                 if tap is not None:
                     tap.begin_loop()
                 iterations += 1
                 before = len(state.steps)
-                state = await trip.astep(state, self._aloop(quiet, iterations, config, tap))
+                state = await trip.astep(state, self._aloop(quiet, iterations, trip.config, tap))
                 if len(state.steps) > before:
                     yield state.steps[-1]
             result = await trip.afinish(state, self._result(state))

@@ -18,7 +18,8 @@ checkpoint's metadata.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -70,6 +71,18 @@ def _unreadable(thread: Thread, exc: Exception) -> Exception:
     return CheckpointError(thread.thread_id, f"its latest checkpoint cannot be read ({detail})")
 
 
+@contextmanager
+def _reading(thread: Thread) -> Iterator[None]:
+    """Around a read of ``thread``: a failure leaves as :func:`_unreadable` says."""
+    try:
+        yield
+    except Exception as exc:
+        found = _unreadable(thread, exc)
+        if found is exc:
+            raise
+        raise found from None
+
+
 class Saver:
     """A ``BaseCheckpointSaver`` seen through the few calls a durable run makes."""
 
@@ -105,13 +118,8 @@ class Saver:
     # --- sync --------------------------------------------------------------------------
     def latest(self, thread: Thread) -> Tip | None:
         """The thread's latest checkpoint and its writes; CheckpointError if unreadable."""
-        try:
+        with _reading(thread):
             return self._tip(self.saver.get_tuple(thread.config()))
-        except Exception as exc:
-            found = _unreadable(thread, exc)
-            if found is exc:
-                raise
-            raise found from None
 
     def put(
         self,
@@ -145,13 +153,8 @@ class Saver:
 
     async def alatest(self, thread: Thread) -> Tip | None:
         """Async twin of :meth:`latest`."""
-        try:
+        with _reading(thread):
             return self._tip(await self._acall("get_tuple", thread.config()))
-        except Exception as exc:
-            found = _unreadable(thread, exc)
-            if found is exc:
-                raise
-            raise found from None
 
     async def aput(
         self,

@@ -25,7 +25,6 @@ the system prompt, so it is no judge of prompts; it is a judge of plumbing.
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -38,7 +37,12 @@ from lcel_agent.testing.article import ArticleTaskModel
 from lcel_agent.testing.faults import Latency
 from lcel_agent.testing.policies import Reply
 from lcel_agent.testing.server import SimulatedOpenAIServer
-from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer, use_services
+from lcel_agent.testing.services import (
+    FakeAmapServer,
+    FakeBaiduServer,
+    set_environment,
+    use_services,
+)
 from lcel_agent.testing.tasks import ADCODES, ARTICLE_TASK, NoiseProfile, WeatherSearchTask
 
 __all__ = [
@@ -120,20 +124,6 @@ class SimulatedServices:
 
 
 @contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-@contextmanager
 def simulated_services(
     *,
     noise: NoiseProfile | None = None,
@@ -165,5 +155,5 @@ def simulated_services(
             "AMAP_BASE_URL": amap.base_url,
             "BAIDU_BASE_URL": baidu.base_url,
         }
-        stack.enter_context(_environment(environment))
+        stack.enter_context(set_environment(environment))
         yield SimulatedServices(model, amap, baidu, environment)

@@ -221,8 +221,19 @@ def use_services(
         wanted |= {"AMAP_BASE_URL": amap.base_url, "AMAP_KEY": amap.key}
     if baidu is not None:
         wanted["BAIDU_BASE_URL"] = baidu.base_url
-    saved = {name: os.environ.get(name) for name in wanted}
-    os.environ.update(wanted)
+    with set_environment(wanted):
+        yield
+
+
+@contextmanager
+def set_environment(values: dict[str, str]) -> Iterator[None]:
+    """Set ``values`` in ``os.environ`` for the ``with`` block: ``with set_environment({"A": "1"}):``.
+
+    The previous values (or their absence) come back on exit. The environment is
+    the process's, so do not run two of these concurrently.
+    """
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
     try:
         yield
     finally:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,3 +39,23 @@ def never_answers(messages: list[dict[str, Any]], tools: Any) -> str:
     """A model policy that asks for a new city's weather on every call and never answers."""
     asked = sum(1 for m in messages if m.get("role") == "assistant")
     return json_action("get_weather", CITIES[asked % len(CITIES)])
+
+
+def start_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """``python -m lcel_agent.cli *args`` in the background, for tests that signal it.
+
+    Its environment is the scrubbed one plus ``env``, its output unbuffered (read
+    ``process.stdout``/``stderr`` line by line); kill it in a ``finally``.
+    """
+    full_env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
+    full_env |= {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", **(env or {})}
+    return subprocess.Popen(
+        [sys.executable, "-m", "lcel_agent.cli", *args],
+        cwd=ROOT,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )

@@ -4,29 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 
-from cli_support import ROOT, SCRUBBED, SECRET, service_env
+from cli_support import SECRET, service_env, start_cli
 
 from lcel_agent.testing.faults import Latency
 from lcel_agent.testing.server import SimulatedOpenAIServer
-
-
-def _start(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    full_env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
-    full_env |= {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", **(env or {})}
-    return subprocess.Popen(
-        [sys.executable, *args],
-        cwd=ROOT,
-        env=full_env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
 
 
 def _wait_for(stream, needle: str, deadline: float) -> list[str]:
@@ -62,7 +45,7 @@ sys.meta_path.insert(0, _Slow())
 def test_ctrl_c_while_importing_exits_130_without_a_traceback(tmp_path):
     (tmp_path / "sitecustomize.py").write_text(_SLOW_IMPORT, encoding="utf-8")
     path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)
-    process = _start(["-m", "lcel_agent.cli", "demo"], {"PYTHONPATH": path})
+    process = start_cli(["demo"], {"PYTHONPATH": path})
     try:
         _wait_for(process.stderr, "importing langchain_core", time.monotonic() + 60)
         process.send_signal(signal.SIGINT)
@@ -83,7 +66,7 @@ def test_ctrl_c_during_a_model_call_exits_130_without_a_traceback(services):
             "OPENAI_BASE_URL": server.base_url,
             **service_env(*services),
         }
-        process = _start(["-m", "lcel_agent.cli", "run", "查询北京天气"], env)
+        process = start_cli(["run", "查询北京天气"], env)
         try:
             _wait_for(process.stdout, "查询北京天气", time.monotonic() + 60)  # the header
             deadline = time.monotonic() + 30

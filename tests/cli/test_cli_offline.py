@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from typing import Any
 
 import pytest
-from cli_support import ROOT, SCRUBBED, SECRET, never_answers, service_env
+from cli_support import SECRET, never_answers, service_env, start_cli
 
 from lcel_agent import __version__
 from lcel_agent.cli import main
@@ -60,21 +58,6 @@ def test_run_simulate_does_what_the_task_asks(cli_env, capsys):
     assert SECRET not in out and os.environ["OPENAI_API_KEY"] == SECRET
 
 
-def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    full_env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
-    full_env |= {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", **env}
-    return subprocess.Popen(
-        [sys.executable, "-m", "lcel_agent.cli", *args],
-        cwd=ROOT,
-        env=full_env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
-
-
 class _TwoLoopsThenAHang:
     """A model that answers two calls, then hangs: Ctrl-C lands while the run waits."""
 
@@ -102,7 +85,7 @@ def test_ctrl_c_during_run_writes_the_report_of_the_loops_that_finished(
             str(report),
             *(["--json"] if json_output else []),
         ]
-        process = _start(args, env | service_env(*services))
+        process = start_cli(args, env | service_env(*services))
         try:
             deadline = time.monotonic() + 60
             while len(server.chat_requests) < 3 and time.monotonic() < deadline:

@@ -6,13 +6,11 @@ circle a reader has to hold in their head is a circle, whenever Python runs it.
 
 from __future__ import annotations
 
-import ast
 import graphlib
 from pathlib import Path
 
 import pytest
-
-PACKAGE = Path(__file__).resolve().parents[2] / "lcel_agent"
+from imports_support import PACKAGE, import_statements, imported
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -22,37 +20,14 @@ def module_name(path: Path, package: Path = PACKAGE) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported(path: Path, package: Path = PACKAGE) -> set[str]:
-    """Every module ``path`` imports (TYPE_CHECKING blocks included), as absolute names."""
-    parts = path.relative_to(package.parent).with_suffix("").parts
-    base_package = parts[:-1]  # the package a relative import starts from (for __init__ too)
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = list(base_package[: len(base_package) - node.level + 1]) if node.level else []
-            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
-            names.add(module)
-            names.update(f"{module}.{alias.name}" for alias in node.names)
-    return names
-
-
 def _edges(path: Path, package: Path, modules: set[str]) -> set[str]:
     """The modules of the package that ``path`` imports."""
-    parts = path.relative_to(package.parent).with_suffix("").parts
-    base_package = parts[:-1]
     edges: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            edges.update(alias.name for alias in node.names if alias.name in modules)
-        elif isinstance(node, ast.ImportFrom):
-            base = list(base_package[: len(base_package) - node.level + 1]) if node.level else []
-            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
-            named = [f"{module}.{alias.name}" for alias in node.names]
-            edges.update(n for n in named if n in modules)
-            if module in modules and not all(n in modules for n in named):
-                edges.add(module)
+    for module, named in import_statements(path, package):
+        edges.update(n for n in named if n in modules)
+        # `import m` and `from m import f` use m; `from pkg import mod` uses only mod.
+        if module in modules and not (named and all(n in modules for n in named)):
+            edges.add(module)
     return edges
 
 

@@ -12,30 +12,8 @@ import re
 import pytest
 from docs_support import ROOT, code_blocks
 
-from lcel_agent.testing import (
-    ArticleTaskModel,
-    FakeAmapServer,
-    FakeBaiduServer,
-    SimulatedOpenAIServer,
-    use_services,
-)
-
 DEPRECATED = ("RunnableWithMessageHistory", "InMemoryChatMessageHistory")
 PAGES = ("README.md", "docs/langchain.md")
-
-
-@pytest.fixture
-def offline_provider(monkeypatch):
-    with (
-        SimulatedOpenAIServer(ArticleTaskModel()) as server,
-        FakeAmapServer() as amap,
-        FakeBaiduServer() as baidu,
-        use_services(amap, baidu),
-    ):
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-readme")
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("AMAP_KEY", amap.key)
-        yield server
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -13,28 +13,6 @@ from docs_support import ROOT, code_blocks
 
 from lcel_agent import AgentResult
 from lcel_agent.stages import TrimMemory
-from lcel_agent.testing import (
-    ArticleTaskModel,
-    FakeAmapServer,
-    FakeBaiduServer,
-    SimulatedOpenAIServer,
-    use_services,
-)
-
-
-@pytest.fixture
-def offline_provider(monkeypatch):
-    """OPENAI_* pointed at a simulated model; the weather and search tools at fakes."""
-    with (
-        SimulatedOpenAIServer(ArticleTaskModel()) as server,
-        FakeAmapServer() as amap,
-        FakeBaiduServer() as baidu,
-        use_services(amap, baidu),
-    ):
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-readme")
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("AMAP_KEY", amap.key)
-        yield server
 
 
 def test_use_then_compose_swap_batch_trace_runs_as_written(

@@ -7,28 +7,8 @@ not even a TYPE_CHECKING one.
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pytest
-
-PACKAGE = Path(__file__).resolve().parents[2] / "lcel_agent"
-
-
-def imported(path: Path) -> set[str]:
-    """Every module ``path`` imports (TYPE_CHECKING blocks included), as absolute names."""
-    package = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1]
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = list(package[: len(package) - node.level + 1]) if node.level else []
-            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
-            names.add(module)
-            names.update(f"{module}.{alias.name}" for alias in node.names)
-    return names
-
+from imports_support import PACKAGE, imported
 
 BELOW = [
     *sorted((PACKAGE / "stages").glob("*.py")),

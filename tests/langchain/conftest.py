@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
+import lc_support
 import pytest
 from langchain_core.tools import BaseTool, tool
 
@@ -29,6 +29,4 @@ def weather(calls: list[tuple[str, Any]]) -> BaseTool:
 @pytest.fixture
 def act() -> Callable[[str, Any], str]:
     """Write a JSON-protocol reply: ``act("get_weather", "北京")``."""
-    return lambda action, value: json.dumps(
-        {"action": action, "action_input": value}, ensure_ascii=False
-    )
+    return lc_support.act

@@ -10,11 +10,12 @@ Every test runs under ``invoke`` and ``ainvoke`` (the ``run`` fixture).
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
+import lc_support
 import pytest
 from langchain_core.language_models import FakeMessagesListChatModel
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.types import Command
 
@@ -151,6 +152,23 @@ def test_an_image_only_question_is_a_question(run, weather, act):
     assert has_image(llm.calls[0][-1].content)
 
 
+def calls_then_answers(protocol: str, tool_name: str) -> FunctionChatModel:
+    """A model that calls ``tool_name`` for 北京, then answers 晴, in ``protocol``'s form;
+    again from the start on the next run (its calls alternate)."""
+
+    def reply(messages: list[BaseMessage], tools: Any) -> str | AIMessage:
+        if len(llm.calls) % 2 == 1:
+            if protocol == "json":
+                return lc_support.act(tool_name, "北京")
+            return AIMessage(
+                "", tool_calls=[{"name": tool_name, "args": {"city": "北京"}, "id": "c1"}]
+            )
+        return lc_support.act("final", "晴") if protocol == "json" else "晴"
+
+    llm = FunctionChatModel(reply)
+    return llm
+
+
 @pytest.fixture
 def camera():
     @tool
@@ -162,17 +180,8 @@ def camera():
 
 
 @pytest.mark.parametrize("protocol", ["json", "tool_calling"])
-def test_an_image_a_tool_returns_goes_back_as_an_image(run, camera, act, protocol):
-    def reply(messages, tools):
-        if len(llm.calls) == 1:
-            if protocol == "json":
-                return act("snapshot", "北京")
-            return AIMessage(
-                "", tool_calls=[{"name": "snapshot", "args": {"city": "北京"}, "id": "c1"}]
-            )
-        return act("final", "晴") if protocol == "json" else "晴"
-
-    llm = FunctionChatModel(reply)
+def test_an_image_a_tool_returns_goes_back_as_an_image(run, camera, protocol):
+    llm = calls_then_answers(protocol, "snapshot")
     out = run(
         create_agent(llm, [camera], protocol=protocol), {"messages": [HumanMessage("拍一张")]}
     )
@@ -199,17 +208,8 @@ def with_artifact():
 
 
 @pytest.mark.parametrize("protocol", ["json", "tool_calling"])
-def test_content_and_artifact_keeps_its_artifact(run, with_artifact, act, protocol):
-    def reply(messages, tools):
-        if len(llm.calls) % 2 == 1:
-            if protocol == "json":
-                return act("lookup", "北京")
-            return AIMessage(
-                "", tool_calls=[{"name": "lookup", "args": {"city": "北京"}, "id": "c1"}]
-            )
-        return act("final", "晴") if protocol == "json" else "晴"
-
-    llm = FunctionChatModel(reply)
+def test_content_and_artifact_keeps_its_artifact(run, with_artifact, protocol):
+    llm = calls_then_answers(protocol, "lookup")
     agent = create_agent(llm, [with_artifact], protocol=protocol)
     out = run(agent, {"messages": [HumanMessage("北京天气")]})
     (result,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]

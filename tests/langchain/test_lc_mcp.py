@@ -14,13 +14,18 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.tools import BaseTool
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.tools import load_mcp_tools
+from lc_support import act
 
 from lcel_agent import create_agent
 from lcel_agent.errors import ConfigurationError
@@ -61,12 +66,21 @@ def http_server():
         proc.wait(timeout=10)
 
 
-def act(action, value):
-    return json.dumps({"action": action, "action_input": value}, ensure_ascii=False)
-
-
 def tools_of(connection):
     return asyncio.run(MultiServerMCPClient({"weather": connection}).get_tools())
+
+
+@asynccontextmanager
+async def session_tools(connection: dict[str, Any]) -> AsyncIterator[list[BaseTool]]:
+    """The server's tools bound to one open session: ``async with session_tools(c) as tools:``."""
+    client = MultiServerMCPClient({"weather": connection})
+    async with client.session("weather") as session:
+        yield await load_mcp_tools(session)
+
+
+def shanghai_model() -> ScriptedChatModel:
+    """Asks for Shanghai's weather, then answers 晴."""
+    return ScriptedChatModel([act("get_weather", {"city": "上海"}), act("final", "晴")])
 
 
 def check_run(run, tools):
@@ -101,10 +115,8 @@ def test_structured_content_stays_as_the_artifact(run, http_server):
 
 def test_a_session_bound_tool_under_ainvoke(http_server):
     async def main():
-        client = MultiServerMCPClient({"weather": http_server})
-        async with client.session("weather") as session:
-            tools = await load_mcp_tools(session)
-            llm = ScriptedChatModel([act("get_weather", {"city": "上海"}), act("final", "晴")])
+        async with session_tools(http_server) as tools:
+            llm = shanghai_model()
             result = await create_agent(llm, tools).ainvoke("上海天气")
         return result, llm
 
@@ -116,10 +128,8 @@ def test_a_session_bound_tool_under_ainvoke(http_server):
 
 def test_a_session_bound_tool_under_sync_invoke_is_refused_at_once(http_server):
     async def main():
-        client = MultiServerMCPClient({"weather": http_server})
-        async with client.session("weather") as session:
-            tools = await load_mcp_tools(session)
-            llm = ScriptedChatModel([act("get_weather", {"city": "上海"}), act("final", "晴")])
+        async with session_tools(http_server) as tools:
+            llm = shanghai_model()
             agent = create_agent(llm, tools, tool_timeout=30)
             started = time.monotonic()
             with pytest.raises(ConfigurationError, match="ainvoke"):

@@ -14,7 +14,7 @@ from langchain_core.chat_history import InMemoryChatMessageHistory
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables.history import RunnableWithMessageHistory
-from langgraph.graph import END, START, MessagesState, StateGraph
+from lc_support import graph_of
 
 from lcel_agent import AgentResult, SlidingWindowMemory, StopReason, create_agent
 from lcel_agent.testing.fake import FunctionChatModel, ScriptedChatModel
@@ -196,16 +196,8 @@ async def test_runnable_with_message_history_async(weather, act):
     assert second.content == "第2问：二" and len(store["u1"].messages) == 4
 
 
-def _graph(agent):
-    graph = StateGraph(MessagesState)
-    graph.add_node("agent", agent)
-    graph.add_edge(START, "agent")
-    graph.add_edge("agent", END)
-    return graph.compile()
-
-
 def test_a_node_of_a_langgraph_messages_graph(weather, act):
-    app = _graph(create_agent(weather_then_answer(act), [weather]))
+    app = graph_of(create_agent(weather_then_answer(act), [weather]))
     state = app.invoke({"messages": [HumanMessage("北京天气")]})
     kinds = [m.type for m in state["messages"]]
     assert kinds == ["human", "ai", "tool", "ai"]
@@ -221,6 +213,6 @@ def test_a_node_of_a_langgraph_messages_graph(weather, act):
 
 
 def test_a_node_of_a_langgraph_messages_graph_async(weather, act):
-    app = _graph(create_agent(weather_then_answer(act), [weather]))
+    app = graph_of(create_agent(weather_then_answer(act), [weather]))
     state = asyncio.run(app.ainvoke({"messages": [HumanMessage("北京天气")]}))
     assert state["messages"][-1].content == "北京天气"

@@ -12,7 +12,7 @@ from collections import defaultdict
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langgraph.graph import END, START, MessagesState, StateGraph
+from lc_support import graph_of
 
 from lcel_agent import AgentResult, create_agent
 from lcel_agent.testing.fake import FunctionChatModel
@@ -30,14 +30,6 @@ def weather_model(protocol, act):
         return act("final", ANSWER) if protocol == "json" else ANSWER
 
     return FunctionChatModel(reply)
-
-
-def graph_of(agent):
-    builder = StateGraph(MessagesState)
-    builder.add_node("agent", agent)
-    builder.add_edge(START, "agent")
-    builder.add_edge("agent", END)
-    return builder.compile()
 
 
 def texts_by_id(chunks):
