@@ -76,8 +76,8 @@ def facts_of(observations: tuple[Observation, ...]) -> tuple[Fact, ...]:
     return tuple(_fact(o) for o in observations if o.ok or o.error_class in _RAN_AND_FAILED)
 
 
-# How a gave-up check's error begins, so the check is made once a run.
-_GAVE_UP = "answered while these calls had only failed: "
+# The stage a gave-up check's error names, so the check is made once a run.
+_GAVE_UP_STAGE = "classify_error:gave_up"
 
 
 def _fingerprint(error: RunError, state: AgentState) -> str:
@@ -195,7 +195,7 @@ class ClassifyError(Stage):
             return None  # no loop is left to answer in
         if self.policies.get(ErrorClass.TOOL_FAILURE) is not Policy.REPROMPT:
             return None
-        if any(s.error is not None and s.error.message.startswith(_GAVE_UP) for s in state.steps):
+        if any(s.error is not None and s.error.stage == _GAVE_UP_STAGE for s in state.steps):
             return None
         calls = failed_tools(state.history, self.tools)
         if not calls:
@@ -203,9 +203,9 @@ class ClassifyError(Stage):
         shown = ", ".join(calls[:5]) + (f" and {len(calls) - 5} more" if len(calls) > 5 else "")
         return RunError(
             state.loops,
-            self.name or "classify_error",
+            _GAVE_UP_STAGE,
             ErrorClass.TOOL_FAILURE,
-            _GAVE_UP + redact(shown),
+            redact(f"answered while these calls had only failed: {shown}"),
             notice=redact(GAVE_UP_NUDGE.format(calls=shown)),
         )
 

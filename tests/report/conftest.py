@@ -36,14 +36,12 @@ def _action(name: str, value: Any) -> dict[str, Any]:
 
 
 #: One run that meets a format error, an unknown tool, a success, a parallel call with a
-#: tool failure, and then answers; the answer is sent back once (the search only failed)
-#: and given again.
+#: tool failure, and then answers.
 SCRIPT = [
     "I will look it up now.",
     json.dumps(_action("get_wether", "北京"), ensure_ascii=False),
     json.dumps(_action("weather", "北京"), ensure_ascii=False),
     json.dumps([_action("weather", "上海"), _action("broken", "台风")], ensure_ascii=False),
-    json.dumps(_action("final", HOSTILE), ensure_ascii=False),
     json.dumps(_action("final", HOSTILE), ensure_ascii=False),
 ]
 

@@ -22,9 +22,8 @@ def test_every_loop_has_a_row_with_its_reply_actions_and_observations(mixed_resu
     page = Page(html)
 
     loops = page.find("details", class_="loop")
-    assert [int(d["data-step"]) for d in loops] == [1, 2, 3, 4, 5, 6]
-    # Loop 5's answer came while the search had only failed: sent back once, a failed loop.
-    assert [("failed" in d["class"]) for d in loops] == [True, True, False, False, True, False]
+    assert [int(d["data-step"]) for d in loops] == [1, 2, 3, 4, 5]
+    assert [("failed" in d["class"]) for d in loops] == [True, True, False, False, False]
     for step in mixed_result.steps:  # what opens on click: the raw reply, parsed, observed
         assert step.raw.split("\n")[0][:30] in page.text
         for observation in step.observations:
@@ -68,13 +67,13 @@ def test_timeline_bars_follow_stage_timings_to_scale(mixed_result):
     page = Page(render_run(data))
 
     tracks = page.find("details", class_="loop")
-    assert len(tracks) == 6
+    assert len(tracks) == 5
     bars = [b for b in page.find("rect", class_="stage")]
     assert [b["data-name"] for b in bars[:7]] == stages  # chain order
     llm = [float(b["width"]) for b in bars if b["data-name"] == "call_llm"]
-    # The longest loop (6: 60 + 6 ms) spans the track; the others are to the same scale.
-    assert llm[-1] == pytest.approx(60 / 66 * 1000, rel=1e-3)
-    assert llm[0] == pytest.approx(10 / 66 * 1000, rel=1e-3)
+    # The longest loop (5: 50 + 6 ms) spans the track; the others are to the same scale.
+    assert llm[-1] == pytest.approx(50 / 56 * 1000, rel=1e-3)
+    assert llm[0] == pytest.approx(10 / 56 * 1000, rel=1e-3)
     xs = [float(b["x"]) for b in bars[:7]]
     assert xs == sorted(xs)  # each stage starts where the one before ended
     errored = [b for b in bars if "err" in b["class"].split()]
@@ -91,7 +90,7 @@ def test_without_stage_timings_the_model_call_and_dispatch_are_drawn(mixed_resul
     page = Page(render_run(data))
 
     names = [b["data-name"] for b in page.find("rect", class_="stage")]
-    assert names == ["call_llm", "dispatch_tools"] * 6
+    assert names == ["call_llm", "dispatch_tools"] * 5
     assert "per-stage times not recorded" in page.text
     tools = page.find("rect", class_="tool")
     assert len(tools) == sum(len(s["observations"]) for s in data["steps"])
