@@ -246,7 +246,6 @@ def create_agent(
             policies=resolved,
             transcript=ToolCallTranscript() if tool_calling else JsonTranscript(),
             return_direct=[t.name for t in tool_list if t.return_direct],
-            tools=[t.name for t in tool_list],
         ),
         "trim_memory": TrimMemory(),
     }

@@ -20,11 +20,11 @@ the same drift again stops the run with ``drift``.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .state import Action
 
-__all__ = ["REFUSED", "TIMED_OUT", "HistoryEntry", "detect_drift", "done_calls", "failed_tools"]
+__all__ = ["REFUSED", "TIMED_OUT", "HistoryEntry", "detect_drift", "done_calls"]
 
 #: The result prefix recorded for a call that failed only by running out of time.
 TIMED_OUT = "\x00timed out"
@@ -76,41 +76,20 @@ def detect_drift(
     return None
 
 
-def _written(signature: str) -> str:
-    name, _, given = signature.partition("\x00")
-    try:
-        value = json.loads(given)
-    except ValueError:
-        value = given
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return f"{name}({text})"
-
-
-def failed_tools(history: Sequence[HistoryEntry], tools: Collection[str]) -> list[str]:
-    """The failed calls of those ``tools`` that have not succeeded once in the run, each
-    once, as the model would write them: ``get_weather(beijing)``.
-
-    Only calls that ran and failed count (the tool raised or answered ``ERROR:``, which
-    says what to correct): not a call that was refused without running (a person's no, a
-    limit, a repeat) or that ran out of time, nor a name that is not one of ``tools``.
-    """
-    succeeded = {signature.partition("\x00")[0] for signature, ok, _ in history if ok}
-    failed: list[str] = []
-    for signature, ok, excerpt in history:
-        name = signature.partition("\x00")[0]
-        call = _written(signature)
-        ran_and_failed = not ok and excerpt not in (REFUSED, TIMED_OUT)
-        if ran_and_failed and name in tools and name not in succeeded and call not in failed:
-            failed.append(call)
-    return failed
-
-
 def done_calls(history: Sequence[HistoryEntry]) -> list[str]:
     """The calls that succeeded so far, each once, as the model would write them:
     ``search_baidu(台风最新路径)``."""
     done: list[str] = []
     for signature, ok, _ in history:
-        call = _written(signature)
-        if ok and call not in done:
+        if not ok:
+            continue
+        name, _, given = signature.partition("\x00")
+        try:
+            value = json.loads(given)
+        except ValueError:
+            value = given
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        call = f"{name}({text})"
+        if call not in done:
             done.append(call)
     return done

@@ -134,8 +134,6 @@ def gate(state: AgentState, limits: Limits, iterations: int) -> AgentState:
         return dataclasses.replace(state, stop=stop, error=_limit_error(state, message))
     if limits.reserve_final_answer and limits.max_loops > 1 and state.loops == limits.max_loops - 1:
         return dataclasses.replace(state, final_only=True)
-    if max(state.loops, iterations) == limits.max_loops - 1:
-        return dataclasses.replace(state, last_loop=True)
     return state
 
 

@@ -99,12 +99,7 @@ class ToolCallTranscript:
                     )
                 )
             return out
-        if state.actions and state.actions[0].is_final and reply is not None:
-            # An answer sent back for another look (a call had only failed): shown whole.
-            said = redact(message_text(reply)) or "(empty reply)"
-        else:
-            said = _bad_reply(state)
-        out = [AIMessage(content=said)]
+        out = [AIMessage(content=_bad_reply(state))]
         if notice:
             out.append(HumanMessage(content=notice))
         return out

@@ -82,8 +82,6 @@ class AgentState:
     """Calls per tool so far (for ``tool_call_limits``)."""
     final_only: bool = False
     """True on the loop reserved for a forced final answer."""
-    last_loop: bool = False
-    """True on the last loop ``max_loops`` allows: an answer then is taken as it is."""
     stop: StopReason | None = None
     """Set when the run must end."""
     output: str | None = None

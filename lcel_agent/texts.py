@@ -16,7 +16,6 @@ __all__ = [
     "FINAL_INSTRUCTION",
     "FINAL_NOT_A_TOOL",
     "FORMAT_REPROMPT",
-    "GAVE_UP_NUDGE",
     "JSON_CALL",
     "JSON_FINAL",
     "JSON_FORMAT",
@@ -106,14 +105,6 @@ DRIFT_NUDGE = (
     "again. Do not repeat calls. The question: {question}\nDone so far: {done}.\n"
     "Call a tool only for what the question still needs; if nothing is missing, give your "
     "final answer now."
-)
-
-#: A final answer while some tool has only failed in the run, said once a run.
-#: Fields: calls (the failed calls, as the model writes them).
-GAVE_UP_NUDGE = (
-    "ERROR: these calls failed and were not made again: {calls}. If the question needs "
-    "them, call the tool again with the input corrected as its error says; if not, send "
-    "your final answer again."
 )
 
 #: A tool action on the loop reserved for the final answer. Fields: name.

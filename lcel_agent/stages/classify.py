@@ -27,7 +27,6 @@ from langchain_core.runnables import RunnableConfig
 from .._messages import message_text
 from .._redact import redact
 from ..breaker import StopWhy, advance
-from ..drift import failed_tools
 from ..errors import ErrorClass, Policy
 from ..memory import Fact
 from ..policies import DEFAULT_POLICIES
@@ -41,7 +40,7 @@ from ..state import (
     StepRecord,
     StopReason,
 )
-from ..texts import FORMAT_REPROMPT, GAVE_UP_NUDGE
+from ..texts import FORMAT_REPROMPT
 from ._base import Stage
 from .parse import final_text
 
@@ -74,10 +73,6 @@ def _fact(obs: Observation) -> Fact:
 def facts_of(observations: tuple[Observation, ...]) -> tuple[Fact, ...]:
     """What a loop's calls established: each success, and each call that ran and failed."""
     return tuple(_fact(o) for o in observations if o.ok or o.error_class in _RAN_AND_FAILED)
-
-
-# The stage a gave-up check's error names, so the check is made once a run.
-_GAVE_UP_STAGE = "classify_error:gave_up"
 
 
 def _fingerprint(error: RunError, state: AgentState) -> str:
@@ -126,9 +121,6 @@ class ClassifyError(Stage):
         transcript: how the loop is written into memory (per protocol).
         return_direct: names of tools whose successful result ends the run as
             its answer (``tool.return_direct``), with no further model call.
-        tools: the agent's tool names. An answer given while one of them has only failed
-            in the run is sent back once, with the failed calls (``GAVE_UP_NUDGE``);
-            empty (the default for a stage built by hand), answers are never sent back.
     """
 
     name = "classify_error"
@@ -140,12 +132,10 @@ class ClassifyError(Stage):
         policies: Mapping[ErrorClass, Policy] | None = None,
         transcript: Transcript | None = None,
         return_direct: Collection[str] = (),
-        tools: Collection[str] = (),
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
         self.return_direct = frozenset(return_direct)
-        self.tools = frozenset(tools)
         self.max_errors = max_errors
         self.policies = {**DEFAULT_POLICIES, **(policies or {})}
         self.transcript: Transcript = transcript or JsonTranscript()
@@ -183,32 +173,6 @@ class ClassifyError(Stage):
         error_class = worst.error_class or ErrorClass.TOOL_FAILURE
         return RunError(state.loops, "dispatch_tools", error_class, worst.output)
 
-    def _gave_up(self, state: AgentState) -> RunError | None:
-        """A ``tool_failure`` for an answer given while a tool has only failed, once a run.
-
-        A small model told "write the name in Chinese" went on to its next call and then
-        answered that the weather could not be found. Asked once, it may correct the
-        input; asked again, it has decided. Not on the last loop ``max_loops`` allows (the
-        answer would be lost), and not when tool failures do not re-prompt (``policies``).
-        """
-        if state.final_only or state.last_loop:
-            return None  # no loop is left to answer in
-        if self.policies.get(ErrorClass.TOOL_FAILURE) is not Policy.REPROMPT:
-            return None
-        if any(s.error is not None and s.error.stage == _GAVE_UP_STAGE for s in state.steps):
-            return None
-        calls = failed_tools(state.history, self.tools)
-        if not calls:
-            return None
-        shown = ", ".join(calls[:5]) + (f" and {len(calls) - 5} more" if len(calls) > 5 else "")
-        return RunError(
-            state.loops,
-            _GAVE_UP_STAGE,
-            ErrorClass.TOOL_FAILURE,
-            redact(f"answered while these calls had only failed: {shown}"),
-            notice=redact(GAVE_UP_NUDGE.format(calls=shown)),
-        )
-
     def _answered(
         self, state: AgentState, final: Action, steps: tuple[StepRecord, ...]
     ) -> AgentState:
@@ -236,11 +200,7 @@ class ClassifyError(Stage):
         if direct is not None:  # a return_direct tool answered: no further model call
             return self._answered(state, Action(FINAL_ACTION, direct), steps)
         if final is not None and error is None:
-            gave_up = self._gave_up(state)
-            if gave_up is None:
-                return self._answered(state, final, steps)
-            error = gave_up
-            steps = (*state.steps, self._record(state, error))
+            return self._answered(state, final, steps)
 
         if state.final_only:
             message = "the model did not give a final answer on the loop reserved for it"

@@ -146,12 +146,10 @@ def test_dict_input_is_coerced_for_a_string_tool(run, weather, calls, act):
 
 def test_tool_errors_are_classified_not_fatal(run, weather, act):
     llm = ScriptedChatModel(
-        [act("get_weather", "火星"), act("get_weather", "爆炸"), *[act("final", "sorry")] * 2]
+        [act("get_weather", "火星"), act("get_weather", "爆炸"), act("final", "sorry")]
     )
     result = run(create_agent(llm, [weather], max_errors=3))
-    # The first answer, given while get_weather had only failed, is sent back once.
     assert [s.error_class for s in result.steps] == [
-        ErrorClass.TOOL_FAILURE,
         ErrorClass.TOOL_FAILURE,
         ErrorClass.TOOL_FAILURE,
         None,

@@ -116,10 +116,9 @@ def test_a_failed_return_direct_call_does_not_end_the_run(run, act):
         """Transfer money."""
         return "ERROR: 余额不足"
 
-    llm = ScriptedChatModel([act("transfer", {"amount": 5}), *[act("final", "转账失败")] * 2])
+    llm = ScriptedChatModel([act("transfer", {"amount": 5}), act("final", "转账失败")])
     result = run(create_agent(llm, [transfer]))
-    # The answer, given while transfer had only failed, is sent back once, then taken.
-    assert result.output == "转账失败" and result.loops == 3
+    assert result.output == "转账失败" and result.loops == 2
 
 
 def test_plain_typed_functions_are_tools(run, act):
