@@ -3,7 +3,8 @@
     python -m benchmarks.real.report benchmarks/results/real                 # summary.md, plots/
     python -m benchmarks.real.report benchmarks/results/real --plots docs/img/benchmarks/real
 
-One row per model, task and framework: success (facts in the answer), model calls,
+One row per model, task and framework: success (every fact in the answer), the share of
+the facts found (the mean over runs of the required facts the answer holds), model calls,
 prompt and completion tokens as the server counted them, wall time, stop reasons, and
 prefix reuse. The plots use ``benchmarks/_plots.py`` (matplotlib, the "bench" extra).
 """
@@ -70,6 +71,7 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "runs": len(runs),
             "seeds": sorted(r["seed"] for r in runs),
             "success": _mean([float(r["success"]) for r in runs]),
+            "facts": _mean([_facts_found(r) for r in runs]),
             "llm_calls": _mean([r["calls"] for r in runs]),
             "prompt_tokens": _mean([r["prompt_tokens"] for r in runs]),
             "completion_tokens": _mean([r["completion_tokens"] for r in runs]),
@@ -87,6 +89,16 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+def _facts_found(run: dict[str, Any]) -> float:
+    """The share of the task's required facts in the run's answer (0 without one).
+
+    Success needs all of them; this tells a run that dropped one temperature from a run
+    that answered nothing, which success alone ties at 0.
+    """
+    facts = run.get("facts") or {}
+    return sum(bool(v) for v in facts.values()) / len(facts) if facts else 0.0
+
+
 def _share(value: float | None) -> str:
     return "—" if value is None else f"{value:.0%}"
 
@@ -95,7 +107,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     """A table per model and task."""
     out: list[str] = []
     head = (
-        "| framework | runs | success | model calls | prompt tok | completion tok | wall s (mean / median)"
+        "| framework | runs | success | facts found | model calls | prompt tok | completion tok"
+        " | wall s (mean / median)"
         " | prefix repeated | previous kept | server reused | stop reasons |"
     )
     seen: set[tuple[str, str]] = set()
@@ -111,7 +124,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
             f"{k} {v}" for k, v in sorted(row["stops"].items(), key=lambda kv: -kv[1])
         )
         out.append(
-            f"| {row['framework']} | {row['runs']} | {row['success']:.0%} | {row['llm_calls']:.1f}"
+            f"| {row['framework']} | {row['runs']} | {row['success']:.0%} | {row['facts']:.0%}"
+            f" | {row['llm_calls']:.1f}"
             f" | {row['prompt_tokens']:,.0f} | {row['completion_tokens']:,.0f}"
             f" | {row['wall_s']:.0f} / {row['wall_s_median']:.0f} | {_share(row['prefix_share'])}"
             f" | {_share(row['previous_kept'])}"

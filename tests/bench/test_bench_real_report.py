@@ -1,0 +1,32 @@
+"""The real-model report's table: success, and the share of facts a framework's answers hold."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.real.report import markdown, summarise
+
+
+def _run(seed: int, facts: dict[str, bool], stop: str = "final") -> dict[str, Any]:
+    call = {"prompt_tokens": 100, "completion_tokens": 10, "rendered_tokens": 100,
+            "prefix_share": None, "previous_kept": None, "server_reused": 0}  # fmt: skip
+    return {
+        "model": "1.5b", "task": "article", "framework": "lcel-json", "seed": seed,
+        "success": all(facts.values()), "facts": facts, "calls": 1, "prompt_tokens": 100,
+        "completion_tokens": 10, "wall_s": 1.0, "stop": stop, "per_call": [call],
+        "first_weather_error": False, "load_before": 0.0,
+    }  # fmt: skip
+
+
+def test_facts_found_tells_a_near_miss_from_no_answer():
+    near = _run(0, {"北京.weather": True, "上海.weather": True, "search": False, "x": True})
+    nothing = _run(1, dict.fromkeys(("北京.weather", "上海.weather", "search", "x"), False))
+    (row,) = summarise([near, nothing])
+    assert row["success"] == 0.0 and row["facts"] == 0.375  # (3/4 + 0) / 2
+    line = next(x for x in markdown([row]).splitlines() if x.startswith("| lcel_agent"))
+    assert line.split(" | ")[2:4] == ["0%", "38%"]
+
+
+def test_a_run_without_a_fact_check_counts_as_none_found():
+    (row,) = summarise([_run(0, {}, stop="max_errors")])
+    assert row["facts"] == 0.0
