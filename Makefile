@@ -82,7 +82,7 @@ $(VENV)/.bench-real: $(VENV)/.installed pyproject.toml
 bench-models: $(VENV)/.installed  ## fetch and check both GGUF models (LCEL_MODELS_DIR reuses a folder)
 	$(PY) -m benchmarks.real.models
 
-bench-real: $(LLAMA_VENV)/.installed $(VENV)/.bench-real bench-models  ## every task, model and framework (~90 min)
+bench-real: $(LLAMA_VENV)/.installed $(VENV)/.bench-real bench-models  ## every task, model and framework (about 3 hours on 2 cores)
 	$(PY) -m benchmarks.real.run --n 10 --n-other 5 $(BENCH_ARGS)
 
 bench-real-quick: $(LLAMA_VENV)/.installed $(VENV)/.bench-real  ## the article's task, 1.5B, lcel_agent and AgentExecutor, N=10
