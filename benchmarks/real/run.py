@@ -1,6 +1,6 @@
 """Run the real-model benchmark: frameworks side by side on small models behind llama.cpp.
 
-    python -m benchmarks.real.run                          # everything (about 90 minutes)
+    python -m benchmarks.real.run                          # everything (about 3 hours on 2 cores)
     python -m benchmarks.real.run --models 1.5b --tasks article \\
         --frameworks lcel-json,executor --n 10             # the quick subset
     python -m benchmarks.real.run --resume                 # go on after an interruption
