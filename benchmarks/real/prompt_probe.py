@@ -126,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", default="article,eight", help="comma-separated")
     parser.add_argument("--seeds", type=int, default=5, help="seeds 0 .. N-1")
     parser.add_argument("--server-python", default=".venv-llama/bin/python")
-    parser.add_argument("--log", type=Path, default=Path("benchmarks/results/prompt-probe.log"))
+    parser.add_argument(
+        "--log", type=Path, default=Path("benchmarks/results/prompt-probe/server.log")
+    )
     args = parser.parse_args(argv)
     variants = args.variants.split(",")
     if unknown := [v for v in variants if v not in VARIANTS]:
