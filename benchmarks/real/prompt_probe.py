@@ -133,11 +133,14 @@ def main(argv: list[str] | None = None) -> int:
     variants = args.variants.split(",")
     if unknown := [v for v in variants if v not in VARIANTS]:
         parser.error(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
+    tasks = args.tasks.split(",")
+    if unknown := [t for t in tasks if t not in TASKS]:
+        parser.error(f"unknown task(s) {', '.join(unknown)}; known: {', '.join(TASKS)}")
     model_file = models_dir() / MODELS[args.model].filename
     with LlamaServer(args.server_python, model_file, args.log) as server:
         for variant in variants:
             system = VARIANTS[variant]()
-            for task in args.tasks.split(","):
+            for task in tasks:
                 moves = [first_move(ask(server.base_url, system, TASKS[task].prompt, seed))
                          for seed in range(args.seeds)]  # fmt: skip
                 print(f"{args.model} {variant:16} {task:8} calls first in "
