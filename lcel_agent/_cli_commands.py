@@ -208,6 +208,7 @@ def _run(args: argparse.Namespace, *, simulated: bool = False) -> int:
     from langchain_openai import ChatOpenAI
 
     from .agent import create_agent
+    from .stages.llm_client import is_own_client
     from .tools import get_weather, search_baidu
 
     base_url = os.environ.get("OPENAI_BASE_URL", "").strip() or None
@@ -253,8 +254,11 @@ def _run(args: argparse.Namespace, *, simulated: bool = False) -> int:
             llm_retries=3,
         )
     finally:
-        # langchain-openai 0.2 never closes its HTTP client: the command owns it, so it does.
-        llm.root_client.close()
+        # The command built the model, so it closes the model's connections; but not
+        # langchain-openai 1.x's client shared by the endpoint: a second run in this
+        # process (main() called again) would find it closed.
+        if is_own_client(llm.root_client):
+            llm.root_client.close()
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

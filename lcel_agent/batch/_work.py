@@ -11,6 +11,7 @@ from langchain_core.callbacks.base import BaseCallbackHandler
 from langchain_core.runnables import RunnableConfig
 
 from .._redact import redact
+from ..stages.llm_client import is_own_client
 from ..state import AgentResult
 from ._items import Item
 from ._limiter import AsyncRateLimitCallback, RateLimitCallback
@@ -131,7 +132,7 @@ async def release(agent: Any) -> None:
         client = getattr(model, "root_async_client", None)
         if client is None or getattr(model, "http_async_client", None) is not None:
             continue
-        if type(getattr(client, "_client", None)).__module__.startswith("langchain_openai"):
+        if not is_own_client(client):
             continue
         try:
             await client.close()

@@ -1,4 +1,4 @@
-"""The model as the loop calls it: the openai client's own retries off, its HTTP timeout set."""
+"""The model's client as the loop calls it (retries off, timeout set) and as its owner closes it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from langchain_core.runnables import Runnable, RunnableBinding
 
 from .._lazy import is_chat_model
 
-__all__ = ["without_client_retries"]
+__all__ = ["is_own_client", "without_client_retries"]
 
 
 def without_client_retries(llm: Runnable[Any, Any], timeout: float | None) -> Runnable[Any, Any]:
@@ -51,3 +51,17 @@ def without_client_retries(llm: Runnable[Any, Any], timeout: float | None) -> Ru
     if hasattr(copy, "max_retries"):
         object.__setattr__(copy, "max_retries", 0)
     return copy
+
+
+def is_own_client(client: Any) -> bool:
+    """Whether closing ``client`` (an openai client) closes only connections it opened.
+
+    langchain-openai 1.x hands every ``ChatOpenAI`` of one endpoint (base URL and timeout)
+    the same cached HTTP client for the life of the process. Closing that one breaks the
+    next model built for the endpoint ("the client has been closed"), so whoever owns a
+    model closes its client only when this says so. (langchain-openai 0.2 lets the openai
+    client open its own: that one is the model's to close.)
+    """
+    if client is None:
+        return False
+    return not type(getattr(client, "_client", None)).__module__.startswith("langchain_openai")

@@ -85,6 +85,22 @@ def test_live_display_masks_a_key_the_model_echoes(services, cli_env, capsys):
     assert "the key: ***" in out
 
 
+def test_main_runs_twice_in_one_process_against_one_endpoint(services, cli_env, capsys):
+    # langchain-openai 1.x shares one HTTP client per endpoint across the process: a run
+    # that closed it on the way out made the next run on that endpoint an llm_error.
+    replies = [json_action("final", "first answer"), json_action("final", "second answer")]
+    with SimulatedOpenAIServer(replies) as server:
+        cli_env(
+            {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": server.base_url, **service_env(*services)}
+        )
+        statuses = [main(["run", "查询北京天气"]), main(["run", "--json", "查询北京天气"])]
+
+    out, err = capsys.readouterr()
+    assert statuses == [0, 0], out + err
+    assert "first answer" in out and "second answer" in out
+    assert len(server.requests) == 2
+
+
 def test_plain_display_when_rich_is_missing(monkeypatch, cli_env, capsys):
     cli_env({})
     monkeypatch.setitem(sys.modules, "rich", None)  # `import rich` now raises ImportError

@@ -212,7 +212,7 @@ def test_the_cli_prints_no_key(
         monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
         status = main(["run", *(["--json"] if as_json else []), "查询北京天气"])
     out = capsys.readouterr()
-    assert status == 0, out.err
+    assert status == 0, out.out + out.err
     assert REDACTED in out.out
     assert _leaks(out.out + out.err, [key]) == []
 
