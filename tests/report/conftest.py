@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import openai
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.tools import tool
@@ -127,7 +128,9 @@ def thousand_runs() -> list[dict[str, Any]]:
     ]
     noise = NoiseProfile(fenced_json=0.2, misspelt_tool=0.2, invalid_json=0.2, dict_input=0.1)
     with simulated_services(noise=noise, seed=3):
-        llm = ChatOpenAI(model="gpt-4o-mini", timeout=30)
+        # A client of its own, closed below: langchain-openai 1.x shares one per base URL
+        # and timeout, which closing would break for a later test whose server reuses the port.
+        llm = ChatOpenAI(model="gpt-4o-mini", timeout=30, http_client=openai.DefaultHttpxClient())
         agent = create_agent(llm, [get_weather, search_baidu], max_errors=2, max_loops=6)
         results = agent.batch(tasks, {"max_concurrency": 8})
         llm.root_client.close()
