@@ -130,9 +130,7 @@ async def release(agent: Any) -> None:
     """
     for model in _models(agent):
         client = getattr(model, "root_async_client", None)
-        if client is None or getattr(model, "http_async_client", None) is not None:
-            continue
-        if not is_own_client(client):
+        if getattr(model, "http_async_client", None) is not None or not is_own_client(client):
             continue
         try:
             await client.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from langchain_core.runnables import Runnable, RunnableBinding
 
@@ -53,7 +53,7 @@ def without_client_retries(llm: Runnable[Any, Any], timeout: float | None) -> Ru
     return copy
 
 
-def is_own_client(client: Any) -> bool:
+def is_own_client(client: object) -> TypeGuard[Any]:
     """Whether closing ``client`` (an openai client) closes only connections it opened.
 
     langchain-openai 1.x hands every ``ChatOpenAI`` of one endpoint (base URL and timeout)
