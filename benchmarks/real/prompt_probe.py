@@ -6,19 +6,19 @@
 A whole run costs tens of model calls; whether the model calls a tool or answers at once
 shows in its first reply, which costs one. This sends the JSON protocol's system prompt
 (lcel_agent's own, ``round3``, or one of the alternatives below) and a task's question,
-once per seed at the benchmark's temperature, and counts the first replies that call one
-of the agent's tools. docs/benchmarks.md ("Round 3 on the 0.5B model") has what it found.
+once per seed, through the model the benchmark's runs use (its temperature, seed and
+``max_tokens``), and counts the first replies that call one of the agent's tools. docs/benchmarks.md ("Round 3 on the 0.5B model") has what it found.
 Needs what ``make bench-real`` builds (the llama.cpp venv and the models).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+
+from langchain_core.messages import HumanMessage, SystemMessage
 
 from lcel_agent import texts
 from lcel_agent.errors import ActionParseError
@@ -28,12 +28,12 @@ from lcel_agent.stages.prompt import build_system_prompt, tool_signature
 from lcel_agent.tools import get_weather, search_baidu
 
 from .models import MODELS, models_dir
+from .run import chat_model
 from .server import LlamaServer
 from .tasks import TASKS
 
 TOOLS = [get_weather, search_baidu]
 TOOL_NAMES = frozenset(tool.name for tool in TOOLS)
-TEMPERATURE = 0.7
 
 _ROUND3_WHEN = "you have what the question asks for"
 assert texts.JSON_FINAL.endswith(_ROUND3_WHEN)  # the variants below rewrite this ending
@@ -97,17 +97,9 @@ def first_move(reply: str) -> str:
 
 
 def ask(base_url: str, system: str, question: str, seed: int) -> str:
-    """One chat completion from the llama.cpp server; the reply's text."""
-    body = {
-        "model": "local", "seed": seed, "temperature": TEMPERATURE, "max_tokens": 512,
-        "messages": [{"role": "system", "content": system}, {"role": "user", "content": question}],
-    }  # fmt: skip
-    request = urllib.request.Request(
-        base_url + "/v1/chat/completions", data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-    )  # fmt: skip
-    with urllib.request.urlopen(request, timeout=600) as answer:
-        return str(json.load(answer)["choices"][0]["message"]["content"] or "")
+    """One reply from the llama.cpp server, asked as the benchmark's runs ask it."""
+    reply = chat_model(base_url, seed).invoke([SystemMessage(system), HumanMessage(question)])
+    return str(reply.content)
 
 
 def main(argv: list[str] | None = None) -> int:

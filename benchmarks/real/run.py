@@ -83,7 +83,8 @@ def run_path(out: Path, model: str, task: Task, row: Row, seed: int) -> Path:
     return out / "runs" / model / task.key / row.key / f"seed-{seed}.json"
 
 
-def _chat_model(base_url: str, seed: int, max_tokens: int) -> ChatOpenAI:
+def chat_model(base_url: str, seed: int, max_tokens: int = MAX_TOKENS) -> ChatOpenAI:
+    """The model as every run asks it: the llama.cpp server at ``base_url``, one seed."""
     # max_tokens goes in extra_body too: langchain-openai 1.x sends it as
     # max_completion_tokens, which llama-cpp-python's server does not read.
     return ChatOpenAI(
@@ -148,7 +149,7 @@ def run_once(
     world = World.draw(task, seed)
     amap.world = baidu.world = world
     tools = ToolLog()
-    llm = _chat_model(proxy.base_url, seed, max_tokens)
+    llm = chat_model(proxy.base_url, seed, max_tokens)
     load = os.getloadavg()[0]
     proxy.take()
     start = time.perf_counter()
