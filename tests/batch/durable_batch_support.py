@@ -49,6 +49,21 @@ def _append(path: Path, line: str) -> None:
         log.write(line + "\n")
 
 
+def saver(folder: str) -> SqliteSaver:
+    """The checkpointer on ``folder``'s one SQLite file, set up.
+
+    Several processes share the file: each waits for another's write (``timeout``), and
+    makes the tables now, while it starts, not in the middle of a run. The test's own
+    process calls this first, before any worker starts, as docs/durable.md says: two
+    processes turning a new file to WAL at the same moment fail with "database is locked"
+    whatever their timeout; once the file is in WAL, setting it up again at once is safe.
+    """
+    conn = sqlite3.connect(Path(folder) / "checkpoints.db", timeout=30, check_same_thread=False)
+    checkpointer = SqliteSaver(conn)
+    checkpointer.setup()
+    return checkpointer
+
+
 def make_agent(folder: str) -> Any:
     root = Path(folder)
 
@@ -81,15 +96,10 @@ def make_agent(folder: str) -> Any:
         """百度搜索"""
         return finish("search_baidu", query)
 
-    # Several processes share the file: wait for another's write (timeout), and make the
-    # tables now, while the worker starts, not in the middle of a run.
-    conn = sqlite3.connect(root / "checkpoints.db", timeout=30, check_same_thread=False)
-    saver = SqliteSaver(conn)
-    saver.setup()
     return create_agent(
         FunctionChatModel(model),
         [get_weather, search_baidu],
-        checkpointer=saver,
+        checkpointer=saver(folder),
         memory=SlidingWindowMemory(max_tokens=100_000, compactor=None),
         tool_timeout=None,
     )

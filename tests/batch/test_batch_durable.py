@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from batch_support import ids_of, in_background, read_lines
-from durable_batch_support import make_agent, script, tasks
+from durable_batch_support import make_agent, saver, script, tasks
 
 from lcel_agent.batch import run_batch
 
@@ -48,6 +48,7 @@ def finished_writes(db: Path) -> int:
 
 def test_a_run_whose_worker_was_killed_resumes_on_another_worker(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
+    saver(str(tmp_path)).conn.close()  # the file set up before the workers start
     make = functools.partial(make_agent, str(tmp_path))
     job, finished = in_background(lambda: run_batch(
         make, tasks(4), out=out, executor="ray", workers=2, max_in_flight=1, progress=False,
