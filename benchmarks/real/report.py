@@ -3,8 +3,9 @@
     python -m benchmarks.real.report benchmarks/results/real                 # summary.md, plots/
     python -m benchmarks.real.report benchmarks/results/real --plots docs/img/benchmarks/real
 
-One row per model, task and framework: success (every fact in the answer), the share of
-the facts found (the mean over runs of the required facts the answer holds), model calls,
+One row per model, task, temperature and framework: gathered (every required fact in some
+successful tool result), the share of the facts found (the mean over runs of the required
+facts the answer holds), success (every fact in the answer), model calls,
 prompt and completion tokens as the server counted them, wall time, stop reasons, and
 prefix reuse. The plots use ``benchmarks/_plots.py`` (matplotlib, the "bench" extra).
 """
@@ -44,15 +45,18 @@ def _mean(values: list[float]) -> float:
 
 def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per (model, task, framework), in model, task and row order."""
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str, str, float], list[dict[str, Any]]] = {}
     for r in records:
-        groups.setdefault((r["model"], r["task"], r["framework"]), []).append(r)
+        where = (r["model"], r["task"], r["framework"], r.get("temperature", 0.7))
+        groups.setdefault(where, []).append(r)
     order = {k: i for i, k in enumerate(ROWS)}
     tasks = {k: i for i, k in enumerate(TASKS)}
     rows = []
-    for (model, task, key), runs in sorted(
+    for (model, task, key, temperature), runs in sorted(
         groups.items(),
-        key=lambda g: (g[0][0] != "1.5b", g[0][0], tasks.get(g[0][1], 99), order.get(g[0][2], 99)),
+        key=lambda g: (
+            g[0][0] != "1.5b", g[0][0], tasks.get(g[0][1], 99), g[0][3], order.get(g[0][2], 99)
+        ),
     ):
         calls = [c for r in runs for c in r["per_call"]]
         later = [c for r in runs for c in r["per_call"][1:]]
@@ -66,11 +70,13 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for i in range(longest)
         ]
         rows.append({
-            "model": model, "task": task, "key": key,
+            "model": model, "task": task, "key": key, "temperature": temperature,
             "framework": ROWS[key].label if key in ROWS else key,
             "runs": len(runs),
             "seeds": sorted(r["seed"] for r in runs),
             "success": _mean([float(r["success"]) for r in runs]),
+            # Runs recorded before the column existed have no verdict: None, shown as "—".
+            "gathered": _mean([float(r["gathered"]) for r in runs]) if all("gathered" in r for r in runs) else None,
             "facts": _mean([_facts_found(r) for r in runs]),
             "llm_calls": _mean([r["calls"] for r in runs]),
             "prompt_tokens": _mean([r["prompt_tokens"] for r in runs]),
@@ -107,24 +113,26 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     """A table per model and task."""
     out: list[str] = []
     head = (
-        "| framework | runs | success | facts found | model calls | prompt tok | completion tok"
+        "| framework | runs | gathered | facts found | success | model calls | prompt tok | completion tok"
         " | wall s (mean / median)"
         " | prefix repeated | previous kept | server reused | stop reasons |"
     )
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, float]] = set()
     for row in rows:
-        where = (row["model"], row["task"])
+        where = (row["model"], row["task"], row["temperature"])
         if where not in seen:
             seen.add(where)
             title = TASK_TITLES.get(row["task"], row["task"])
             loops = TASKS[row["task"]].max_loops if row["task"] in TASKS else "?"
-            out += ["", f"**{row['model']}, {title}** (max_loops {loops})", "", head,
+            heading = f"**{row['model']}, {title}** (temperature {row['temperature']:g}, max_loops {loops})"
+            out += ["", heading, "", head,
                     "|" + "---|" * (head.count("|") - 1)]  # fmt: skip
         stops = ", ".join(
             f"{k} {v}" for k, v in sorted(row["stops"].items(), key=lambda kv: -kv[1])
         )
         out.append(
-            f"| {row['framework']} | {row['runs']} | {row['success']:.0%} | {row['facts']:.0%}"
+            f"| {row['framework']} | {row['runs']} | {_share(row['gathered'])} | {row['facts']:.0%}"
+            f" | **{row['success']:.0%}**"
             f" | {row['llm_calls']:.1f}"
             f" | {row['prompt_tokens']:,.0f} | {row['completion_tokens']:,.0f}"
             f" | {row['wall_s']:.0f} / {row['wall_s_median']:.0f} | {_share(row['prefix_share'])}"
@@ -146,8 +154,10 @@ def plots(rows: list[dict[str, Any]], folder: Path) -> list[Path]:
         rank = (
             f"{models.index(row['model'])}{tasks.index(row['task']) if row['task'] in tasks else 9}"
         )
-        section = f"real{rank}_{row['model'].replace('.', '_')}_{row['task']}"
-        _plots.TITLES[section] = f"{row['model']}: {TASK_TITLES.get(row['task'], row['task'])}"
+        temp = f"_t{row['temperature']:g}".replace(".", "_")
+        section = f"real{rank}_{row['model'].replace('.', '_')}_{row['task']}{temp}"
+        title = TASK_TITLES.get(row["task"], row["task"])
+        _plots.TITLES[section] = f"{row['model']}: {title} (temperature {row['temperature']:g})"
         results.setdefault(section, []).append(row)
     folder.mkdir(parents=True, exist_ok=True)
     # A row whose runs made one call each has no share: left out of that panel, not drawn 0.

@@ -40,10 +40,11 @@ from benchmarks.real.proxy import RecordingProxy
 from benchmarks.real.render import Renderer
 from benchmarks.real.server import LlamaServer
 from benchmarks.real.services import SeededAmap, SeededBaidu, ToolLog, describe_world, make_tools
-from benchmarks.real.tasks import TASKS, Task, World, judge
+from benchmarks.real.tasks import TASKS, Task, World, gathered, judge
 from lcel_agent.testing.services import use_services
 
-TEMPERATURE = 0.7
+TEMPERATURE = 0.2
+"""The article's own setting (gpt-4o-mini at 0.2); ``--temperature 0.7`` is the second row."""
 MAX_TOKENS = 512
 """Completion cap per call, for every framework (a run-on reply ends as ``length``)."""
 PACKAGES = ("lcel-agent", "langchain-core", "langchain-openai", "openai", "langchain",
@@ -83,13 +84,15 @@ def run_path(out: Path, model: str, task: Task, row: Row, seed: int) -> Path:
     return out / "runs" / model / task.key / row.key / f"seed-{seed}.json"
 
 
-def chat_model(base_url: str, seed: int, max_tokens: int = MAX_TOKENS) -> ChatOpenAI:
+def chat_model(
+    base_url: str, seed: int, max_tokens: int = MAX_TOKENS, temperature: float = TEMPERATURE
+) -> ChatOpenAI:
     """The model as every run asks it: the llama.cpp server at ``base_url``, one seed."""
     # max_tokens goes in extra_body too: langchain-openai 1.x sends it as
     # max_completion_tokens, which llama-cpp-python's server does not read.
     return ChatOpenAI(
         model="local", base_url=base_url + "/v1", api_key=SecretStr("sk-local"),
-        temperature=TEMPERATURE, seed=seed, timeout=LLM_TIMEOUT, max_tokens=max_tokens,
+        temperature=temperature, seed=seed, timeout=LLM_TIMEOUT, max_tokens=max_tokens,
         extra_body={"max_tokens": max_tokens},
     )  # fmt: skip
 
@@ -143,13 +146,13 @@ def _transcript(
 
 def run_once(
     *, task: Task, seed: int, row: Row, model: str, proxy: RecordingProxy, renderer: Renderer,
-    amap: SeededAmap, baidu: SeededBaidu, max_tokens: int,
+    amap: SeededAmap, baidu: SeededBaidu, max_tokens: int, temperature: float = TEMPERATURE,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:  # fmt: skip
     """One run of one framework: its record and its transcript."""
     world = World.draw(task, seed)
     amap.world = baidu.world = world
     tools = ToolLog()
-    llm = chat_model(proxy.base_url, seed, max_tokens)
+    llm = chat_model(proxy.base_url, seed, max_tokens, temperature)
     load = os.getloadavg()[0]
     proxy.take()
     start = time.perf_counter()
@@ -164,12 +167,14 @@ def run_once(
     calls = proxy.take()
     per_call = _per_call(calls, renderer)
     verdict = judge(task, world, outcome.output)
+    had = gathered(task, world, [c["output"] for c in tools.calls])
     weather = [c for c in tools.calls if c["tool"] == "get_weather"]
     record = {
         "model": model, "model_file": MODELS[model].filename, "task": task.key,
         "framework": row.key, "label": row.label, "seed": seed, "max_loops": task.max_loops,
-        "temperature": TEMPERATURE, "max_tokens": max_tokens, "prompt": task.prompt,
-        "success": verdict.success, "facts": verdict.found, "missing": verdict.missing,
+        "temperature": temperature, "max_tokens": max_tokens, "prompt": task.prompt,
+        "success": verdict.success, "facts": verdict.found,
+        "gathered": had.success, "gathered_facts": had.found, "missing": verdict.missing,
         "humidity": verdict.humidity, "output": outcome.output, "stop": outcome.stop,
         "detail": outcome.detail, "calls": len(calls),
         "prompt_tokens": sum(c["prompt_tokens"] or 0 for c in per_call),
@@ -216,6 +221,7 @@ def run_model(model: str, todo: list[tuple[Task, int, Row]], args: argparse.Name
                 record, transcript = run_once(
                     task=task, seed=seed, row=row, model=model, proxy=proxy, renderer=renderer,
                     amap=amap, baidu=baidu, max_tokens=args.max_tokens,
+                    temperature=args.temperature,
                 )  # fmt: skip
             except Unavailable as exc:
                 print(f"[{model}] {row.key}: not run ({exc})", flush=True)
@@ -271,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
         "--models-dir", type=Path, default=None, help="default: $LCEL_MODELS_DIR or .models/"
     )
     parser.add_argument("--max-tokens", type=int, default=MAX_TOKENS)
+    parser.add_argument(
+        "--temperature", type=float, default=TEMPERATURE, help="sampling temperature (0.2)"
+    )
     parser.add_argument("--threads", type=int, default=2, help="the server's --n_threads")
     parser.add_argument("--no-report", action="store_true", help="skip the tables and plots")
     args = parser.parse_args(argv)  # fmt: skip

@@ -15,6 +15,7 @@ Stdlib only (the unit tests import it without the benchmark's extras).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from collections.abc import Mapping
@@ -234,6 +235,17 @@ def judge(task: Task, world: World, answer: str | None) -> Verdict:
         humidity[city] = any(has_humidity(s, fact.humidity) for s in scopes)
     found["search"] = world.typhoon.name in text
     return Verdict(success=bool(text) and all(found.values()), found=found, humidity=humidity)
+
+
+def gathered(task: Task, world: World, outputs: list[str]) -> Verdict:
+    """Whether the tools' successful results hold every required fact (the judge, on them).
+
+    The answer can only carry what the run gathered: this tells a run whose answer lost
+    facts it had from one that never found them. Lines are not required here.
+    """
+    loose = dataclasses.replace(task, one_line_per_city=False)
+    found = [o for o in outputs if not o.startswith("ERROR:")]
+    return judge(loose, world, "\n".join(found) if found else None)
 
 
 def weather_line(live: Mapping[str, str]) -> str:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from benchmarks.real.tasks import TASKS, World, has_temperature, judge, weather_line
+from benchmarks.real.tasks import TASKS, World, gathered, has_temperature, judge, weather_line
 
 
 def answer_for(task, world, *, sep="；", drop=None):
@@ -94,3 +96,14 @@ def test_weather_lines_are_as_long_as_real_amap_records():
         for seed in range(3):
             for fact in World.draw(task, seed).weather.values():
                 assert 80 <= len(weather_line(fact.live())) <= 120
+
+
+def test_gathered_is_every_fact_in_some_successful_result_whatever_the_answer():
+    task = TASKS["lines"]
+    world = World.draw(task, 2)
+    lines = [weather_line(world.weather[c].live()) for c in task.cities]
+    search = json.dumps([{"title": t} for t in world.typhoon.titles()[:3]], ensure_ascii=False)
+    assert gathered(task, world, [*lines, search]).success  # no line per city needed here
+    assert not gathered(task, world, lines).success  # the search never ran
+    failed = "ERROR: " + search  # a failed call's text gathers nothing
+    assert not gathered(task, world, [*lines, failed]).success
