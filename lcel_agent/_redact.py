@@ -12,23 +12,27 @@ Two kinds of secret are removed:
 * values: the current values of the environment variables in
   :data:`SECRET_ENV_VARS` and every value passed to :func:`register_secret`
   (``create_agent`` registers the model's API key, the keys it finds on the
-  tools, and its ``secrets=``). Each value is also matched in the forms it
-  takes on its way out: without surrounding whitespace (a key read from a file
-  keeps its newline), without a vendor prefix such as ``sk-`` (providers that
-  refuse a key often echo it so), URL-encoded, and JSON- or ``repr``-escaped;
+  tools, and its ``secrets=``). Each value is matched in the forms it takes on
+  its way out: without surrounding whitespace (a key read from a file keeps its
+  newline), without a known prefix (:data:`KNOWN_PREFIXES`: ``sk-``,
+  ``sk-proj-``, ``Bearer `` ...; providers that refuse a key often echo its body
+  so), URL-encoded, and JSON- or ``repr``-escaped; and any run of 16 or more
+  consecutive characters of a form is masked too (a provider that quotes only a
+  stretch of the key still quotes the key);
 * shapes: ``key=``/``api_key=``/``token=``-style query parameters,
   ``Authorization: Bearer ...`` values and ``sk-...`` keys, replaced whatever
   they are, because requests' and httpx's messages quote whole URLs.
 
 Redaction runs on hot paths (every reply, observation and error): the forms of
-the known secrets are worked out once, when a secret is registered or a watched
-environment variable changes, and each is then one substring search; the
-shapes' regular expression runs only on texts that contain what every shape
-needs (an ``=``, ``sk-`` or ``bearer``).
+the known secrets are compiled into one :class:`~lcel_agent._secret_match.SecretMatcher`
+when a secret is registered or a watched environment variable changes, so a text
+costs one pass of an automaton however many secrets there are; the shapes' expression runs
+only on texts that contain what every shape needs (an ``=``, ``sk-`` or ``bearer``).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -37,7 +41,10 @@ import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._secret_match import MASK, SecretMatcher
+
 __all__ = [
+    "KNOWN_PREFIXES",
     "MIN_SECRET_LEN",
     "REDACTED",
     "SECRET_ENV_VARS",
@@ -48,7 +55,7 @@ __all__ = [
     "secrets_in",
 ]
 
-REDACTED = "***"
+REDACTED = MASK
 
 #: Environment variables whose values are secrets wherever they appear.
 SECRET_ENV_VARS: tuple[str, ...] = (
@@ -62,9 +69,30 @@ SECRET_ENV_VARS: tuple[str, ...] = (
 #: Secrets shorter than this are not matched by value: replacing every "a" or "1"
 #: in a text would destroy it and protect nothing.
 MIN_SECRET_LEN = 6
-# A key's body without its vendor prefix must be longer still to count as the key.
-_MIN_BODY_LEN = 16
-_VENDOR_PREFIX = re.compile(r"^[A-Za-z]{2,8}[-_]")
+
+#: Prefixes a key is echoed without, compared ignoring case: OpenAI's key formats, those of
+#: the providers reached through OpenAI-compatible endpoints (Anthropic, OpenRouter, Groq,
+#: xAI, Perplexity, NVIDIA, Hugging Face; DeepSeek and DashScope keys start with ``sk-``),
+#: and the ``Authorization`` schemes a registered header value carries. A body shorter than
+#: 16 characters is masked only because its prefix is listed here; a longer one is masked
+#: anyway, as a run of the key.
+KNOWN_PREFIXES: tuple[str, ...] = (
+    "sk-proj-",
+    "sk-svcacct-",
+    "sk-admin-",
+    "sk-ant-api03-",
+    "sk-ant-",
+    "sk-or-v1-",
+    "sk-",
+    "gsk_",
+    "xai-",
+    "pplx-",
+    "nvapi-",
+    "hf_",
+    "Bearer ",
+    "Basic ",
+    "Token ",
+)
 
 _SHAPES = (
     r"(?P<query>[?&;\s\"'](?i:key|api_?key|apikey|access_?token|token|secret|password|sig|signature)=)"
@@ -80,21 +108,34 @@ _SHAPE_HINTS = ("=", "sk-", "earer", "EARER")
 _lock = threading.Lock()
 _registered: dict[str, None] = {}  # an ordered set of every form of every registered secret
 _version = 0
-# (registry version, watched environment values, every form of every secret, longest first)
-_known: tuple[int, tuple[Any, ...], tuple[str, ...]] = (-1, (), ())
+# (registry version, watched environment values, every form of every secret, their matcher)
+_known: tuple[int, tuple[Any, ...], frozenset[str], SecretMatcher] = (
+    -1,
+    (),
+    frozenset(),
+    SecretMatcher(()),
+)
+_PREFIXES_LOWER = tuple(p.lower() for p in KNOWN_PREFIXES)
+
+
+def _bodies(core: str) -> set[str]:
+    """``core`` and what is left of it without each known prefix it starts with, in turn
+    ("sk-proj-XYZ" is echoed as "proj-XYZ" or as "XYZ"; "Bearer sk-XYZ" as "XYZ")."""
+    bodies, todo = {core}, [core]
+    while todo:
+        text = todo.pop()
+        for prefix in _PREFIXES_LOWER:
+            body = text[len(prefix) :]
+            if text[: len(prefix)].lower() == prefix and body and body not in bodies:
+                bodies.add(body)
+                todo.append(body)
+    return bodies
 
 
 def _forms(value: str) -> set[str]:
     """The forms a secret value takes in the texts it leaks into."""
-    forms = {value, value.strip()}
-    core = value.strip()
-    bodies = [core]
-    for _ in range(2):  # "sk-proj-XYZ" is echoed as "proj-XYZ" or as "XYZ"
-        body = _VENDOR_PREFIX.sub("", bodies[-1], count=1)
-        if body == bodies[-1] or len(body) < _MIN_BODY_LEN:
-            break
-        bodies.append(body)
-    for form in bodies:
+    forms = {value}
+    for form in _bodies(value.strip()):
         forms.add(form)
         forms.add(urllib.parse.quote(form, safe=""))
         forms.add(urllib.parse.quote_plus(form))
@@ -138,22 +179,29 @@ def _env_snapshot() -> tuple[Any, ...]:
     return tuple(map(os.environ.get, SECRET_ENV_VARS))
 
 
-def _secret_forms() -> tuple[str, ...]:
+def _secret_forms() -> tuple[frozenset[str], SecretMatcher]:
+    """Every form of every known secret, and the matcher built from them."""
     global _known
     env = _env_snapshot()
-    version, seen_env, forms = _known
+    version, seen_env, forms, matcher = _known
     if version == _version and seen_env == env:
-        return forms
+        return forms, matcher
     with _lock:
         values = set(_registered)
         for name in SECRET_ENV_VARS:
             value = os.environ.get(name)
             if value and len(value.strip()) >= MIN_SECRET_LEN:
                 values |= _forms(value)
-        # Longest first, so a secret that contains another is removed whole.
-        forms = tuple(sorted(values, key=len, reverse=True))
-        _known = (_version, env, forms)
-    return forms
+        forms = frozenset(values)
+        matcher = SecretMatcher(forms)
+        _known = (_version, env, forms, matcher)
+    return forms, matcher
+
+
+@functools.lru_cache(maxsize=32)
+def _with_extra(forms: frozenset[str], extra: tuple[str, ...]) -> SecretMatcher:
+    # The same few extra values come back call after call (a tool's own key): one matcher each.
+    return SecretMatcher(forms.union(*map(_forms, extra)))
 
 
 def _mask(match: re.Match[str]) -> str:
@@ -167,16 +215,11 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """
     if not text:
         return text
-    forms = _secret_forms()
-    extra = [v for v in secrets if v and len(v.strip()) >= MIN_SECRET_LEN]
+    forms, matcher = _secret_forms()
+    extra = tuple(v for v in secrets if v and len(v.strip()) >= MIN_SECRET_LEN)
     if extra:
-        forms = tuple(
-            sorted({*forms, *(f for v in extra for f in _forms(v))}, key=len, reverse=True)
-        )
-    # A substring search per form is far faster than one alternation of them all in `re`.
-    for form in forms:
-        if form in text:
-            text = text.replace(form, REDACTED)
+        matcher = _with_extra(forms, extra)
+    text = matcher.mask(text)
     if any(hint in text for hint in _SHAPE_HINTS):
         text = _SHAPE_PATTERN.sub(_mask, text)
     return text

@@ -218,7 +218,9 @@ class AgentLoop(Runnable[Any, Any]):
         tap: AnswerTap | None = None,
     ) -> Iterator[AgentEvent]:
         quiet = tap is None and not listened(manager)
-        mask_traces(manager.handlers)  # what LangChain's callbacks trace, masked for LangSmith
+        # What LangChain's callbacks trace, masked for LangSmith. The children's tracers come
+        # from the inheritable list, which langchain-core 1.x may fill with copies of its own.
+        mask_traces([*manager.handlers, *manager.inheritable_handlers])
         with journey.open(self._start) as trip:
             state, iterations = trip.state, trip.iterations
             while (state := trip.gate(state, trip.limits, iterations)).stop is None:
@@ -241,7 +243,7 @@ class AgentLoop(Runnable[Any, Any]):
         tap: AnswerTap | None = None,
     ) -> AsyncIterator[AgentEvent]:
         quiet = tap is None and not listened(manager)
-        mask_traces(manager.handlers)
+        mask_traces([*manager.handlers, *manager.inheritable_handlers])
         async with journey.aopen(self._start) as trip:
             state, iterations = trip.state, trip.iterations
             while (state := trip.gate(state, trip.limits, iterations)).stop is None:

@@ -272,4 +272,5 @@ def test_a_ray_job_says_nothing_of_token_auth_and_counts_rays_boot(tmp_path: Pat
     assert "Token authentication" not in stderr and "WARNING" not in stderr
     summary = json.loads(stdout)
     assert summary["stop_reasons"] == {"final": 2}
-    assert summary["startup_s"] >= 2.0  # ray.init alone takes seconds here
+    # ray.init starts Ray's own processes: well over a second anywhere (about 4 s here).
+    assert summary["startup_s"] >= 1.0

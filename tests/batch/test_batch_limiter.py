@@ -132,15 +132,19 @@ def test_async_callback_holds_concurrent_model_calls_until_their_turns() -> None
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
 def test_the_token_count_the_model_reported_is_settled_with_the_limiter(kind: str) -> None:
-    model, limiter = stamping_model([]), RateLimiter(tpm=6000.0)  # 100 tokens a second
+    # A long reply: 1,000 tokens in all, where the prompt alone was booked (about 180).
+    usage = {"input_tokens": 180, "output_tokens": 820, "total_tokens": 1000}
+    model = FunctionChatModel(lambda m, t: AIMessage(content="好的", usage_metadata=usage))
+    limiter = RateLimiter(tpm=6000.0)  # 100 tokens a second
     prompt = [HumanMessage("查询北京和上海今天的天气" * 20)]
     if kind == "sync":
         reply = model.invoke(prompt, {"callbacks": [RateLimitCallback(limiter)]})
     else:
         reply = asyncio.run(model.ainvoke(prompt, {"callbacks": [AsyncRateLimitCallback(limiter)]}))
     spent = reply.usage_metadata["total_tokens"]
-    # the schedule now runs `spent` tokens ahead (minus the moments the call itself took)
-    assert spent / 100 - 0.5 < limiter.backlog() <= spent / 100
+    # The schedule now runs `spent` tokens ahead, minus the moments the call itself took
+    # (seconds at most); left unsettled, it would run the prompt's 1.8 s ahead.
+    assert spent == 1000 and spent / 100 - 5 < limiter.backlog() <= spent / 100
 
 
 def test_a_limiter_that_fails_stops_the_call_and_is_remembered() -> None:

@@ -156,13 +156,13 @@ def test_a_hanging_tool_is_abandoned_at_its_timeout(run, act):
     @tool
     def hang(x: str) -> str:
         """Never returns in time."""
-        time.sleep(2)
+        time.sleep(6)
         return "late"
 
     llm = ScriptedChatModel([act("hang", "x"), act("final", "gave up")])
     started = time.monotonic()
     result = run(create_agent(llm, [hang], tool_timeout=0.2))
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 3.0  # not the tool's 6 s
     assert result.steps[0].error_class is ErrorClass.TOOL_TIMEOUT and result.output == "gave up"
 
 
@@ -247,7 +247,7 @@ def test_cancelling_ainvoke_stops_promptly(act):
             await task
         return time.monotonic() - started
 
-    assert asyncio.run(main()) < 1.0
+    assert asyncio.run(main()) < 5.0  # not the tool's 10 s
 
 
 def test_a_steps_actions_carry_the_call_ids_of_their_observations(run, weather, act):

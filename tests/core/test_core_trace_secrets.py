@@ -1,8 +1,10 @@
-"""Secrets stay out of LangSmith (issue 23, item 8).
+"""Secrets stay out of LangSmith (issue 23, item 8; issue 31, item 3).
 
 A LangSmith client pointed at a capture endpoint on 127.0.0.1 records every request it
 sends; a secret registered with the redactor (``create_agent(secrets=...)``) that a tool
-echoes must not be in any of them, in the tool run's outputs or anywhere else.
+echoes, whole or in part, or puts in the error it raises, must not be in any of them.
+The masking goes in front of the client the tracer already has (no private attribute
+of the client is touched), so the client's own anonymizer still runs, after it.
 """
 
 from __future__ import annotations
@@ -64,10 +66,17 @@ def capture() -> Iterator[tuple[str, list[bytes]]]:
         server.server_close()
 
 
+def _windows(secret: str) -> list[bytes]:
+    """Every 16-character run of ``secret``: none may reach LangSmith."""
+    return [secret[i : i + 16].encode() for i in range(len(secret) - 15)]
+
+
+@pytest.mark.parametrize("context", [None, "tracing_context"])
 @pytest.mark.parametrize("anonymizer", [None, "theirs"])
 def test_a_registered_secret_is_masked_in_everything_sent_to_langsmith(
-    run, act, capture, anonymizer
+    run, act, capture, anonymizer, context
 ):
+    import langsmith
     from langsmith import Client
 
     url, bodies = capture
@@ -75,7 +84,13 @@ def test_a_registered_secret_is_masked_in_everything_sent_to_langsmith(
     @tool
     def account(name: str) -> str:
         """The account record of a user."""
-        return f"user {name}, api token {SECRET}, plan pro"
+        # Whole, without its "tok-" prefix, and a stretch from its middle.
+        return f"user {name}, api token {SECRET}, id {SECRET[4:]}, ref {SECRET[3:21]}, plan pro"
+
+    @tool
+    def billing(name: str) -> str:
+        """The billing record of a user."""
+        raise RuntimeError(f"billing refused token {SECRET[2:20]} for {name}")
 
     seen: list[Any] = []
 
@@ -89,17 +104,29 @@ def test_a_registered_secret_is_masked_in_everything_sent_to_langsmith(
         auto_batch_tracing=False,
         anonymizer=theirs if anonymizer else None,
     )
-    llm = ScriptedChatModel([act("account", "li"), act("final", "done")])
-    agent = create_agent(llm, [account], secrets=[SECRET])
-    with tracing_v2_enabled(project_name="i23", client=client):
+    llm = ScriptedChatModel([act("account", "li"), act("billing", "li"), act("final", "done")])
+    agent = create_agent(llm, [account, billing], secrets=[SECRET], max_errors=3)
+    # langsmith's tracing_context with metadata makes langchain-core 1.x give each run
+    # copies of the tracer: every copy must mask too.
+    outer = (
+        langsmith.run_helpers.tracing_context(metadata={"team": "i31"})
+        if context
+        else contextlib.nullcontext()
+    )
+    with outer, tracing_v2_enabled(project_name="i23", client=client):
         result = run(agent, "查账户")
     with contextlib.suppress(AttributeError):  # the pinned langsmith has no Client.flush
         wait_for_all_tracers()
-    deadline = time.monotonic() + 10  # the tool run's record may still be on its way
-    while b"plan pro" not in b"\n".join(bodies) and time.monotonic() < deadline:
+    deadline = time.monotonic() + 10  # the tool runs' records may still be on their way
+    while time.monotonic() < deadline and not (
+        b"plan pro" in b"\n".join(bodies) and b"billing refused" in b"\n".join(bodies)
+    ):
         time.sleep(0.05)
     assert result.output == "done"
     sent = b"\n".join(bodies)
     assert b"plan pro" in sent  # the tool run's output was sent ...
-    assert SECRET.encode() not in sent  # ... with the secret masked
-    assert not anonymizer or seen  # a client's own anonymizer still runs
+    assert b"billing refused" in sent  # ... and the other tool run's error ...
+    assert [w for w in _windows(SECRET) if w in sent] == []  # ... with the secret masked
+    assert SECRET[4:].encode() not in sent
+    if anonymizer:  # a client's own anonymizer still runs, on text already masked
+        assert seen and SECRET[3:19] not in repr(seen)

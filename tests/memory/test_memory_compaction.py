@@ -400,7 +400,7 @@ def test_a_summariser_that_hangs_is_cut_off_and_its_facts_kept():
     import time
 
     def slow(messages, tools):
-        time.sleep(2)
+        time.sleep(6)
         return AIMessage("too late")
 
     compactor = SummaryCompactor(FunctionChatModel(slow), keep_turns=1, timeout=0.2)
@@ -409,7 +409,7 @@ def test_a_summariser_that_hangs_is_cut_off_and_its_facts_kept():
     started = time.monotonic()
     for city in ("北京", "上海"):
         memory.add_turn(turn(weather(city)), facts=[weather(city)])
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 3.0  # not the summariser's 6 s
     assert (
         "北京市天气" in memory.messages[0].content and "too late" not in memory.messages[0].content
     )

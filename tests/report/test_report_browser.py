@@ -118,11 +118,6 @@ def test_batch_report_opens_each_run_in_one_click(open_page, timed_data):
 # --- the report at scale, and labels that fit ------------------------------------------
 
 
-def _load_ms(page) -> float:
-    """Milliseconds from the start of the navigation to the end of the load event."""
-    return page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd")
-
-
 def _label_fits(page, selector: str) -> list[tuple[str, bool]]:
     """``(text, inside its svg)`` for each chart's y-axis labels under ``selector``."""
     return page.evaluate(
@@ -137,9 +132,8 @@ def _label_fits(page, selector: str) -> list[tuple[str, bool]]:
     )
 
 
-def test_a_batch_of_1000_runs_is_small_opens_at_once_and_reads_right(
-    browser, tmp_path, thousand_runs
-):
+def test_a_batch_of_1000_runs_is_small_and_reads_right(browser, tmp_path, thousand_runs):
+    # How fast it loads and sorts is measured by benchmarks/report_browser.py, not here.
     html = render_batch(thousand_runs, title="results.jsonl")
     size = len(html.encode("utf-8"))
     assert size <= 5 * 2**20, f"{size / 2**20:.1f} MB"
@@ -149,23 +143,9 @@ def test_a_batch_of_1000_runs_is_small_opens_at_once_and_reads_right(
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     watched = Watched(context.new_page())
     page = watched.page
-    # The best of three loads: the machine is shared, and a neighbour's burst is not the page's.
-    loads = []
-    for _ in range(3):
-        page.goto(path.as_uri())
-        page.wait_for_load_state("load")
-        loads.append(round(_load_ms(page)))
-    loaded = min(loads)
-    # Interactive: the table sorts 1,000 rows on a click, measured in the page.
-    sort_ms = page.evaluate(
-        """() => { const t0 = performance.now();
-                   document.querySelector('button[data-sort=tokens]').click();
-                   return performance.now() - t0; }"""
-    )
-    print(
-        f"\n1,000-run batch report: {size / 2**20:.2f} MB, loads {loads} ms, sort {sort_ms:.0f} ms"
-    )
-    assert loaded < 1000 and loaded + sort_ms < 1000
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    page.locator("button[data-sort=tokens]").click()
 
     rows = page.locator("table.runs tbody tr")
     tokens = [int(r.get_attribute("data-tokens")) for r in rows.all()]
