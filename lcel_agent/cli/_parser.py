@@ -1,40 +1,20 @@
-"""The ``lcel-agent`` command: run a task on a real model, the article's task offline, or a report.
+"""The argument parser of ``lcel-agent``: every command, option and help text.
 
-::
-
-    lcel-agent run --simulate                      # no key, no network: everything on loopback
-    lcel-agent batch tasks.jsonl --out results.jsonl --simulate
-    export OPENAI_API_KEY=...                      # any OpenAI-compatible provider
-    export OPENAI_BASE_URL=https://api.deepseek.com/v1   # optional
-    lcel-agent run "查询北京和上海今天的天气" --model deepseek-chat --report run.html
-    lcel-agent run - < question.txt                # a task of any length, from standard input
-    lcel-agent demo --noise 2 --faults 0.2 --seed 3  # no key, no network
-    lcel-agent demo --json | jq .stop_reason
-    lcel-agent report results.jsonl --out report.html
-
-The exit status tells scripts how the run ended (see :data:`EXIT_CODES`).
-
-This module imports nothing heavy: ``--help`` and usage errors answer before
-LangChain is loaded, and the commands (``_cli_commands``) are imported inside
-:func:`main`, where Ctrl-C at any moment ends with status 130 and one line.
+Building it imports nothing heavy (argparse and the argument types only), so
+``--help`` answers before LangChain is loaded. A new command is a
+:func:`new_parser` call here and a branch in :func:`lcel_agent.cli._commands.dispatch`.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
 
-from . import __version__
-from ._cli_status import EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
-from ._cli_types import any_int, positive_float, positive_int, rate, scale, temperature
-from ._redact import redact
-from .batch import _cli as batch_cli
+from .. import __version__
+from . import _batch as batch_cli
+from ._types import any_int, positive_float, positive_int, rate, scale, temperature
 
-__all__ = ["EXIT_CODES", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "build_parser", "main"]
+__all__ = ["build_parser", "new_parser"]
 
 # The epilog, one paragraph each, so a new section (a command, a limit) is one more entry.
 _EPILOG_PARTS = (
@@ -74,7 +54,7 @@ environment (run):
 _EPILOG = "\n\n".join(_EPILOG_PARTS) + "\n"
 
 
-def _new_parser(
+def new_parser(
     commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help: str
 ) -> argparse.ArgumentParser:
     parser = commands.add_parser(
@@ -112,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lcel-agent {__version__}")
     # Not required here: main() says "a command is needed" itself, after any unknown option.
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    run = _new_parser(
+    run = new_parser(
         commands, "run", "run TASK on a model (OPENAI_API_KEY), or offline with --simulate"
     )
     run.add_argument("task", nargs="?", default=None, metavar="TASK",
@@ -138,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="stop (exit 7) once the run has used N tokens")  # fmt: skip
     run.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                      help="stop (exit 7) once the run has taken this long")  # fmt: skip
-    demo = _new_parser(
+    demo = new_parser(
         commands, "demo", "the article's task, fully offline: simulated model, fake Amap and Baidu"
     )
     demo.add_argument("--noise", type=scale, default=1.0, metavar="SCALE",
@@ -151,104 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seed of the noise and faults (default 15: a run that meets "
                       "and recovers from a format error)")  # fmt: skip
     _common(demo)
-    report = _new_parser(
+    report = new_parser(
         commands, "report", "turn results (a batch's JSON Lines, or a run's --json) into HTML"
     )
     report.add_argument("results", type=Path, metavar="RESULTS",
                         help="a batch's results.jsonl, or the output of run/demo --json")  # fmt: skip
     report.add_argument("--out", type=Path, default=None, metavar="PATH",
                         help="where to write the HTML (default: RESULTS with .html)")  # fmt: skip
-    # More subcommands (e.g. `batch`) register here with _new_parser(commands, ...) and
-    # get a branch in _cli_commands.dispatch; keep their imports inside the command.
-    batch_cli.add_parser(commands)  # `batch`: the batch room's own parser (argparse only)
+    # More subcommands (e.g. `batch`) register here with new_parser(commands, ...) and
+    # get a branch in _commands.dispatch; keep their imports inside the command.
+    batch_cli.add_parser(commands)  # `batch`: its own module (argparse only until it runs)
     return parser
-
-
-# --- checks that need no LangChain: usage errors come before anything else -----------------
-def _read_task(args: argparse.Namespace, fail: Callable[[str], NoReturn]) -> str | None:
-    """The task text of ``run``: the argument, standard input (``-``) or ``--task-file``."""
-    if args.task is not None and args.task_file is not None:
-        fail("give the task either as TASK or with --task-file, not both")
-    if args.task is None and args.task_file is None:
-        if args.simulate:
-            return None  # the article's task, filled in by the command
-        fail("a task is needed: TASK, '-' to read it from standard input, or --task-file PATH")
-    source = "-" if args.task == "-" else args.task_file
-    if source is None:
-        text: str = args.task
-    else:
-        where = "standard input" if str(source) == "-" else str(source)
-        try:
-            data = sys.stdin.buffer.read() if str(source) == "-" else Path(source).read_bytes()
-            text = data.decode("utf-8-sig")
-        except OSError as exc:
-            fail(f"cannot read the task from {where}: {exc.strerror or exc}")
-        except UnicodeDecodeError:
-            fail(f"the task in {where} is not UTF-8 text")
-    if not text.strip():
-        fail("the task is empty")
-    return text
-
-
-def _check_out(path: Path | None, option: str, fail: Callable[[str], NoReturn]) -> None:
-    """Fail now, not after a paid run, when ``path`` cannot be written."""
-    if path is None:
-        return
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        fail(f"{option} {path} is a directory; give a file name")
-    if not parent.is_dir():
-        fail(f"{option} {path}: the folder {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        fail(f"{option} {path}: not writable")
-
-
-def _check(args: argparse.Namespace) -> None:
-    fail = args.command_parser.error
-    if args.command == "run":
-        args.task = _read_task(args, fail)
-    if args.command in ("run", "demo"):
-        _check_out(args.report, "--report", fail)
-    if args.command == "report":
-        if not args.results.is_file():
-            fail(f"no such file: {args.results}")
-        args.out = args.out or args.results.with_suffix(".html")
-        _check_out(args.out, "--out", fail)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    try:
-        parser = build_parser()
-        try:
-            args, extra = parser.parse_known_args(argv)
-            if args.command is None:
-                unknown = [arg for arg in extra if arg.startswith("-")]
-                if unknown:
-                    parser.error(f"unknown option {unknown[0]} (see lcel-agent --help)")
-                parser.error("a command is needed: run, demo, batch or report")
-            if extra:
-                args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
-            _check(args)
-        except SystemExit as exit_:  # --help, or a usage error already printed by argparse
-            return int(exit_.code or 0)
-        from ._cli_commands import dispatch  # LangChain is imported from here on
-
-        return dispatch(args)
-    except BrokenPipeError:
-        # The reader went away (``| head``): say nothing more, and keep Python's
-        # flush at exit from complaining about the closed pipe.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_INTERNAL
-    except KeyboardInterrupt:
-        print("lcel-agent: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Exception as exc:  # never a traceback that could quote a key
-        print(
-            f"lcel-agent: internal error: {redact(f'{type(exc).__name__}: {exc}')}", file=sys.stderr
-        )
-        return EXIT_INTERNAL
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,29 +1,24 @@
 """The work of ``lcel-agent run``, ``demo`` and ``report``, once the arguments are checked.
 
-:mod:`lcel_agent.cli` parses and checks the command line without importing
+:func:`lcel_agent.cli.main` parses and checks the command line without importing
 LangChain, then calls :func:`dispatch`; everything heavy is imported from here.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
-
-from ._cli_status import EXIT_CODES, EXIT_USAGE
-from ._redact import redact, register_secret
-from .errors import ConfigurationError
-from .memory import SlidingWindowMemory
-from .state import AgentResult, StepRecord
-from .testing.tasks import ARTICLE_TASK
+from .._redact import redact, register_secret
+from ..errors import ConfigurationError
+from ..memory import SlidingWindowMemory
+from ..testing.tasks import ARTICLE_TASK
+from ._drive import finish, say
+from ._status import EXIT_USAGE
 
 __all__ = ["dispatch", "window_warning"]
 
@@ -55,10 +50,6 @@ _DEMO_NOISE = {
 MIN_ROOM_SHARE = 0.25
 
 
-def _say(text: str) -> None:
-    print(f"lcel-agent: {redact(text)}", file=sys.stderr, flush=True)
-
-
 def window_warning(memory: SlidingWindowMemory, system_prompt: str, task: str) -> str | None:
     """A warning when the system prompt and the task leave under a quarter of the window.
 
@@ -85,106 +76,9 @@ def window_warning(memory: SlidingWindowMemory, system_prompt: str, task: str) -
     )
 
 
-def _write_report(result: AgentResult, path: Path | None) -> list[str]:
-    """Write the HTML report, if asked for; the lines that say where it went."""
-    if path is None:
-        return []
-    path.write_text(result.to_html(), encoding="utf-8")
-    return [f"report: {path}"]
-
-
-def _interrupted_report(task: str, steps: Sequence[StepRecord], path: Path | None) -> None:
-    """On Ctrl-C: the report of the loops that did finish, if one was asked for."""
-    if path is None:
-        return
-    from .report import render_run
-    from .state import StopReason, Usage
-
-    partial = AgentResult(
-        input=task,
-        output=None,
-        stop_reason=StopReason.MAX_LOOPS,  # replaced below: there is no stop reason for ^C
-        loops=len(steps),
-        steps=tuple(steps),
-        usage=sum((step.usage for step in steps), Usage()),
-    ).to_dict()
-    partial["stop_reason"] = "interrupted"
-    partial["error"] = {
-        "step": len(steps),
-        "stage": "loop",
-        "error_class": "interrupted",
-        "message": f"interrupted (Ctrl-C) after {len(steps)} finished loop(s)",
-    }
-    path.write_text(render_run(partial), encoding="utf-8")
-    _say(f"report of the {len(steps)} loop(s) that finished: {path}")
-
-
-def _finish(
-    stream: Callable[[RunnableConfig], Iterator[Any]],
-    args: argparse.Namespace,
-    task: str,
-    facts: Sequence[str],
-    extra: Callable[[], Sequence[str]] = lambda: (),
-    *,
-    llm_timeout: float | None = None,
-    llm_retries: int | None = None,
-) -> int:
-    """Drive the run (live trace or JSON), write the report, return the exit status.
-
-    On Ctrl-C the report (``--report``) still shows the loops that finished.
-    """
-    steps: list[StepRecord] = []
-    try:
-        return _drive(stream, args, task, facts, extra, steps, llm_timeout, llm_retries)
-    except KeyboardInterrupt:
-        _interrupted_report(task, steps, args.report)
-        raise
-
-
-def _drive(
-    stream: Callable[[RunnableConfig], Iterator[Any]],
-    args: argparse.Namespace,
-    task: str,
-    facts: Sequence[str],
-    extra: Callable[[], Sequence[str]],
-    steps: list[StepRecord],
-    llm_timeout: float | None,
-    llm_retries: int | None,
-) -> int:
-    result: AgentResult | None = None
-    if args.json:
-        for event in stream(RunnableConfig()):
-            if isinstance(event, StepRecord):
-                steps.append(event)
-            elif isinstance(event, AgentResult):
-                result = event
-        if result is None:
-            raise RuntimeError("the agent's stream ended without a result")
-        print(redact(json.dumps(result.to_dict(), ensure_ascii=False, indent=2)), flush=True)
-        for line in _write_report(result, args.report):
-            _say(line)
-        return EXIT_CODES[result.stop_reason]
-
-    from ._display import make_display
-
-    display = make_display(llm_timeout=llm_timeout, llm_retries=llm_retries)
-    display.header(task, facts)
-    with display.live() as watch:
-        for event in stream(RunnableConfig(callbacks=[watch])):
-            if isinstance(event, StepRecord):
-                steps.append(event)
-                display.step(event)
-            elif isinstance(event, AgentResult):
-                result = event
-    if result is None:
-        raise RuntimeError("the agent's stream ended without a result")
-    display.result(result, [*extra(), *_write_report(result, args.report)])
-    return EXIT_CODES[result.stop_reason]
-
-
 def _approver(args: argparse.Namespace) -> Any:
     """``--confirm``: a person at the terminal approves each tool call."""
-    from .approval import TerminalApprover
+    from ..approval import TerminalApprover
 
     return TerminalApprover() if args.confirm else None
 
@@ -192,7 +86,7 @@ def _approver(args: argparse.Namespace) -> Any:
 def _cmd_run(args: argparse.Namespace) -> int:
     if not args.simulate:
         return _run(args)
-    from .testing.offline import simulated_services
+    from ..testing.offline import simulated_services
 
     args.task = args.task or ARTICLE_TASK.prompt
     with simulated_services():
@@ -207,9 +101,9 @@ def _run(args: argparse.Namespace, *, simulated: bool = False) -> int:
     register_secret(key)
     from langchain_openai import ChatOpenAI
 
-    from .agent import create_agent
-    from .stages.llm_client import is_own_client
-    from .tools import get_weather, search_baidu
+    from ..agent import create_agent
+    from ..stages.llm_client import is_own_client
+    from ..tools import get_weather, search_baidu
 
     base_url = os.environ.get("OPENAI_BASE_URL", "").strip() or None
     llm = ChatOpenAI(
@@ -234,7 +128,7 @@ def _run(args: argparse.Namespace, *, simulated: bool = False) -> int:
     )
     warning = window_warning(agent.memory, agent.system_prompt, args.task)
     if warning is not None:
-        _say(warning)
+        say(warning)
     facts = [
         f"model {args.model}"
         + (f" @ {redact(base_url)}" if base_url else "")
@@ -245,7 +139,7 @@ def _run(args: argparse.Namespace, *, simulated: bool = False) -> int:
         f"memory {args.memory_tokens} tokens",
     ]
     try:
-        return _finish(
+        return finish(
             lambda config: agent.stream(args.task, config),
             args,
             args.task,
@@ -264,12 +158,12 @@ def _run(args: argparse.Namespace, *, simulated: bool = False) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from langchain_openai import ChatOpenAI
 
-    from .agent import create_agent
-    from .testing.article import ArticleTaskModel, NoiseProfile
-    from .testing.faults import FaultProfile, Latency
-    from .testing.server import SimulatedOpenAIServer
-    from .testing.services import FakeAmapServer, FakeBaiduServer, use_services
-    from .tools import WeatherTool, search_baidu
+    from ..agent import create_agent
+    from ..testing.article import ArticleTaskModel, NoiseProfile
+    from ..testing.faults import FaultProfile, Latency
+    from ..testing.server import SimulatedOpenAIServer
+    from ..testing.services import FakeAmapServer, FakeBaiduServer, use_services
+    from ..tools import WeatherTool, search_baidu
 
     noise = NoiseProfile(**{k: min(1.0, v * args.noise) for k, v in _DEMO_NOISE.items()})
     model = ArticleTaskModel(noise=noise, seed=args.seed)
@@ -318,7 +212,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             ]
 
         try:
-            return _finish(
+            return finish(
                 lambda config: agent.stream(ARTICLE_TASK.prompt, config),
                 args,
                 ARTICLE_TASK.prompt,
@@ -332,17 +226,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .report import read_results, render_batch, render_run
+    from ..report import read_results, render_batch, render_run
 
     try:
         records, problems = read_results(args.results)
     except (OSError, ValueError) as exc:
-        _say(f"cannot read {args.results}: {exc}")
+        say(f"cannot read {args.results}: {exc}")
         return EXIT_USAGE
     for number, problem in problems:
-        _say(f"{args.results}:{number}: {problem}; listed in the report")
+        say(f"{args.results}:{number}: {problem}; listed in the report")
     if not records:
-        _say(f"{args.results} holds no results")
+        say(f"{args.results} holds no results")
         return EXIT_USAGE
     single = len(records) == 1 and "steps" in records[0] and "stop_reason" in records[0]
     if single:
@@ -357,19 +251,19 @@ def _cmd_report(args: argparse.Namespace) -> int:
         )
         summary = f"{len(records)} runs, {answered} answered"
     args.out.write_text(page, encoding="utf-8")
-    _say(f"{summary} → {args.out}")
+    say(f"{summary} → {args.out}")
     return 0
 
 
 def dispatch(args: argparse.Namespace) -> int:
     """Run the checked command; return the exit status."""
     if args.command == "batch":  # the batch room runs its own command, errors included
-        from .batch._cli import run as run_batch_command
+        from ._batch import run as run_batch_command
 
         return run_batch_command(args)
     commands = {"run": _cmd_run, "demo": _cmd_demo, "report": _cmd_report}
     try:
         return commands[args.command](args)
     except ConfigurationError as exc:
-        _say(str(exc))
+        say(str(exc))
         return EXIT_USAGE

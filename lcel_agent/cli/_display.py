@@ -28,8 +28,8 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from ._redact import redact
-from .state import Action, AgentResult, Observation, StepRecord, StopReason
+from .._redact import redact
+from ..state import Action, AgentResult, Observation, StepRecord, StopReason
 
 __all__ = ["Display", "PlainDisplay", "RichDisplay", "StatusWatch", "make_display", "step_rows"]
 

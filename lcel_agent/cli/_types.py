@@ -1,6 +1,6 @@
 """Argument types of ``lcel-agent``: each says what it wanted, in words, never "invalid int value".
 
-Used by :mod:`lcel_agent.cli` and the batch room's parser (:mod:`lcel_agent.batch._cli`);
+Used by the parsers of every command (:mod:`lcel_agent.cli._parser`, :mod:`lcel_agent.cli._batch`);
 they import nothing heavy.
 """
 

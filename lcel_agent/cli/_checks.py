@@ -1,0 +1,67 @@
+"""Checks of the command line that need no LangChain: usage errors come before anything else.
+
+:func:`check` runs after parsing; a failure prints the command's usage and exits 2
+through argparse, before any header, any model or any file is touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+__all__ = ["check"]
+
+
+def _read_task(args: argparse.Namespace, fail: Callable[[str], NoReturn]) -> str | None:
+    """The task text of ``run``: the argument, standard input (``-``) or ``--task-file``."""
+    if args.task is not None and args.task_file is not None:
+        fail("give the task either as TASK or with --task-file, not both")
+    if args.task is None and args.task_file is None:
+        if args.simulate:
+            return None  # the article's task, filled in by the command
+        fail("a task is needed: TASK, '-' to read it from standard input, or --task-file PATH")
+    source = "-" if args.task == "-" else args.task_file
+    if source is None:
+        text: str = args.task
+    else:
+        where = "standard input" if str(source) == "-" else str(source)
+        try:
+            data = sys.stdin.buffer.read() if str(source) == "-" else Path(source).read_bytes()
+            text = data.decode("utf-8-sig")
+        except OSError as exc:
+            fail(f"cannot read the task from {where}: {exc.strerror or exc}")
+        except UnicodeDecodeError:
+            fail(f"the task in {where} is not UTF-8 text")
+    if not text.strip():
+        fail("the task is empty")
+    return text
+
+
+def _check_out(path: Path | None, option: str, fail: Callable[[str], NoReturn]) -> None:
+    """Fail now, not after a paid run, when ``path`` cannot be written."""
+    if path is None:
+        return
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        fail(f"{option} {path} is a directory; give a file name")
+    if not parent.is_dir():
+        fail(f"{option} {path}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        fail(f"{option} {path}: not writable")
+
+
+def check(args: argparse.Namespace) -> None:
+    fail = args.command_parser.error
+    if args.command == "run":
+        args.task = _read_task(args, fail)
+    if args.command in ("run", "demo"):
+        _check_out(args.report, "--report", fail)
+    if args.command == "report":
+        if not args.results.is_file():
+            fail(f"no such file: {args.results}")
+        args.out = args.out or args.results.with_suffix(".html")
+        _check_out(args.out, "--out", fail)
