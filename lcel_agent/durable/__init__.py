@@ -18,13 +18,13 @@ finished tool call and per approval decision, a checkpoint after each loop that
 had no call to run, and one when it ends. Resuming recalls the finished calls instead of running them again and runs
 the decided ones without a new model call; the result carries every step. A
 new input on a thread whose run finished continues the conversation (the
-window is carried over, as sessions did). Approvals can pause a run
+window is carried over). Approvals can pause a run
 (``approve=lcel_agent.approval.pause``) until a person decides, in this process
 or another. docs/durable.md has the whole story.
 
-This package is the one place for such state: :class:`~lcel_agent.sessions.SessionStore`
-(windows by ``session_id``) is deprecated in favour of a checkpointer, on which
-``session_id`` names the thread. Everything here speaks LangGraph's saver
+This package is the one place for such state (``session_id`` in the config names
+the thread too, as it named the retired ``SessionStore``'s session). Everything here
+speaks LangGraph's saver
 interface only (``langgraph-checkpoint``, the ``durable`` extra); nothing of it
 is imported until an agent has a checkpointer.
 """
