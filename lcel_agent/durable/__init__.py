@@ -11,6 +11,7 @@
     # ... the process is killed; in a new one:
     agent.invoke(None, config)               # the run goes on where it stopped
     agent.get_state(config)                  # ThreadState: status, steps, pending, result
+    summarize_thread(saver, "t1")            # the same in a few fields, without an agent
 
 A run on a thread writes a checkpoint when it starts, when the model's reply
 is decided (before its tool calls run; the ``checkpoint`` stage), one write per
@@ -34,6 +35,7 @@ from __future__ import annotations
 from ._record import Identity, Phase
 from ._setup import check_checkpointer, with_checkpoint
 from ._stage import CHECKPOINT_STAGE, SaveDecision
+from ._summary import ThreadSummary, summarize_thread
 from ._threads import Journey, Threads
 from ._trip import Trip
 from ._view import ThreadState
@@ -45,8 +47,10 @@ __all__ = [
     "Phase",
     "SaveDecision",
     "ThreadState",
+    "ThreadSummary",
     "Threads",
     "Trip",
     "check_checkpointer",
+    "summarize_thread",
     "with_checkpoint",
 ]
