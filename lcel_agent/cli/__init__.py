@@ -11,14 +11,19 @@
     lcel-agent demo --noise 2 --faults 0.2 --seed 3  # no key, no network
     lcel-agent demo --json | jq .stop_reason
     lcel-agent report results.jsonl --out report.html
+    lcel-agent run "查询北京天气" --checkpoint runs.db --pause   # exit 8 before each tool call
+    lcel-agent resume THREAD --checkpoint runs.db --approve    # after a pause, a crash, Ctrl-C
+    lcel-agent threads --checkpoint runs.db                     # the runs in a store
 
 The exit status tells scripts how the run ended (see :data:`EXIT_CODES`).
 
 The package is the command line, one module a concern: the parser (``_parser``),
 the usage checks (``_checks``), the argument types (``_types``), the exit
-statuses (``_status``), the commands (``_commands``, ``_batch``), driving a run
-(``_drive``) and the live trace (``_display``). It imports the library from
-above; the library never imports it.
+statuses (``_status``), the commands (``_commands``, ``_batch``, ``_resume``,
+``_threads``), the agent they build (``_agent``), driving a run (``_drive``), the
+live trace (``_display``), and for checkpointed runs the store (``_store``), the
+thread lock (``_lock``) and the options kept beside a thread (``_record``). It
+imports the library from above; the library never imports it.
 
 Importing it loads nothing heavy: ``--help`` and usage errors answer before
 LangChain is loaded, and the commands are imported inside :func:`main`, where
@@ -48,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
                 unknown = [arg for arg in extra if arg.startswith("-")]
                 if unknown:
                     parser.error(f"unknown option {unknown[0]} (see lcel-agent --help)")
-                parser.error("a command is needed: run, demo, batch or report")
+                parser.error(
+                    "a command is needed: run, demo, batch or report; "
+                    "resume or threads for checkpointed runs"
+                )
             if extra:
                 args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
             check(args)

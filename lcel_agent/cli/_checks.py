@@ -54,10 +54,37 @@ def _check_out(path: Path | None, option: str, fail: Callable[[str], NoReturn]) 
         fail(f"{option} {path}: not writable")
 
 
+def _check_durable(args: argparse.Namespace, fail: Callable[[str], NoReturn]) -> None:
+    """``--checkpoint`` and its company: what ``run``, ``resume`` and ``threads`` need."""
+    from ._store import precheck  # sqlite3 and the lock's helpers: cheap, but only here
+
+    if args.command == "run":
+        if args.checkpoint is None:
+            for option in ("pause", "thread"):
+                if getattr(args, option):
+                    fail(f"--{option} needs --checkpoint STORE (a SQLite file or a "
+                         "postgresql:// URL) to keep the run in")  # fmt: skip
+            return
+        if args.pause and args.confirm:
+            fail("--pause waits for a decision later (lcel-agent resume --approve); "
+                 "--confirm asks now: give one of them")  # fmt: skip
+    if args.command == "resume" and args.reason is not None and not args.deny:
+        fail("--reason goes with --deny: it is what the model is told instead of a result")
+    problem = precheck(args.checkpoint, create=args.command == "run")
+    if problem is not None:
+        fail(problem)
+
+
 def check(args: argparse.Namespace) -> None:
     fail = args.command_parser.error
     if args.command == "run":
         args.task = _read_task(args, fail)
+        if args.simulate and args.base_url is not None:
+            fail("--simulate runs its own model on 127.0.0.1: leave out --base-url")
+    if args.command in ("run", "resume", "threads"):
+        _check_durable(args, fail)
+    if args.command == "resume":
+        _check_out(args.report, "--report", fail)
     if args.command in ("run", "demo"):
         _check_out(args.report, "--report", fail)
     if args.command == "report":

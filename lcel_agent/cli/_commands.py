@@ -1,5 +1,7 @@
 """The work of ``lcel-agent run``, ``demo`` and ``report``, once the arguments are checked.
 
+``run --checkpoint``, ``resume`` and ``threads`` live in ``_resume`` and ``_threads``.
+
 :func:`lcel_agent.cli.main` parses and checks the command line without importing
 LangChain, then calls :func:`dispatch`; everything heavy is imported from here.
 """
@@ -9,31 +11,17 @@ from __future__ import annotations
 import argparse
 import logging
 import math
-import os
 import sys
 from typing import Any
 
-from .._redact import redact, register_secret
 from ..errors import ConfigurationError
 from ..memory import SlidingWindowMemory
 from ..testing.tasks import ARTICLE_TASK
+from ._agent import NO_KEY, MissingKeyError, built, options_of, simulated
 from ._drive import finish, say
 from ._status import EXIT_USAGE
 
 __all__ = ["dispatch", "window_warning"]
-
-_NO_KEY = """\
-lcel-agent run needs an OpenAI-compatible chat model. Set:
-
-  export OPENAI_API_KEY=<your key>
-  export OPENAI_BASE_URL=<endpoint>   # optional: DeepSeek, Qwen, vLLM, Ollama ... (default: OpenAI)
-  export AMAP_KEY=<Amap Web服务 key>   # optional: lets the get_weather tool work
-
-Or try it offline, with no key and no network (a simulated model on 127.0.0.1):
-
-  lcel-agent run --simulate "查询北京今天的天气"
-  lcel-agent demo                      # the article's task, with a noisy model
-"""
 
 # The default noise of the demo's model, scaled by --noise: roughly what a small
 # model at temperature 0.2 shows on this task (fences are common, broken JSON rare).
@@ -84,75 +72,30 @@ def _approver(args: argparse.Namespace) -> Any:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    if not args.simulate:
-        return _run(args)
-    from ..testing.offline import simulated_services
+    if args.checkpoint is not None:
+        from ._resume import run_checkpointed
 
-    args.task = args.task or ARTICLE_TASK.prompt
-    with simulated_services():
-        return _run(args, simulated=True)
-
-
-def _run(args: argparse.Namespace, *, simulated: bool = False) -> int:
-    key = os.environ.get("OPENAI_API_KEY", "").strip()
-    if not key:
-        print(_NO_KEY, file=sys.stderr, end="")
-        return EXIT_USAGE
-    register_secret(key)
-    from langchain_openai import ChatOpenAI
-
-    from ..agent import create_agent
-    from ..stages.llm_client import is_own_client
-    from ..tools import get_weather, search_baidu
-
-    base_url = os.environ.get("OPENAI_BASE_URL", "").strip() or None
-    llm = ChatOpenAI(
-        model=args.model,
-        api_key=key,  # type: ignore[arg-type]
-        base_url=base_url,
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,  # type: ignore[call-arg]
-        timeout=args.timeout,
-    )
-    agent = create_agent(
-        llm,
-        [get_weather, search_baidu],
-        max_loops=args.max_loops,
-        max_errors=args.max_errors,
-        memory=SlidingWindowMemory(max_tokens=args.memory_tokens),
-        protocol=args.protocol,
-        llm_timeout=args.timeout,
-        token_budget=args.token_budget,
-        time_budget=args.time_budget,
-        approve=_approver(args),
-    )
-    warning = window_warning(agent.memory, agent.system_prompt, args.task)
-    if warning is not None:
-        say(warning)
-    facts = [
-        f"model {args.model}"
-        + (f" @ {redact(base_url)}" if base_url else "")
-        + (" (--simulate: simulated model, fake Amap and Baidu)" if simulated else ""),
-        f"protocol {args.protocol}",
-        f"max_loops {args.max_loops}",
-        f"max_errors {args.max_errors}",
-        f"memory {args.memory_tokens} tokens",
-    ]
+        status: int = run_checkpointed(args)
+        return status
+    if args.simulate:
+        args.task = args.task or ARTICLE_TASK.prompt
+    options = options_of(args)
     try:
-        return finish(
-            lambda config: agent.stream(args.task, config),
-            args,
-            args.task,
-            facts,
-            llm_timeout=args.timeout,
-            llm_retries=3,
-        )
-    finally:
-        # The command built the model, so it closes the model's connections; but not
-        # langchain-openai 1.x's client shared by the endpoint: a second run in this
-        # process (main() called again) would find it closed.
-        if is_own_client(llm.root_client):
-            llm.root_client.close()
+        with simulated(options.simulate), built(options) as made:
+            warning = window_warning(made.agent.memory, made.agent.system_prompt, args.task)
+            if warning is not None:
+                say(warning)
+            return finish(
+                lambda config: made.agent.stream(args.task, config),
+                args,
+                args.task,
+                made.facts,
+                llm_timeout=options.timeout,
+                llm_retries=3,
+            )
+    except MissingKeyError:
+        print(NO_KEY, file=sys.stderr, end="")
+        return EXIT_USAGE
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -261,6 +204,14 @@ def dispatch(args: argparse.Namespace) -> int:
         from ._batch import run as run_batch_command
 
         return run_batch_command(args)
+    if args.command == "resume":  # checkpointed runs: their own module, errors included
+        from ._resume import resume_command
+
+        return resume_command(args)
+    if args.command == "threads":
+        from ._threads import threads_command
+
+        return threads_command(args)
     commands = {"run": _cmd_run, "demo": _cmd_demo, "report": _cmd_report}
     try:
         return commands[args.command](args)

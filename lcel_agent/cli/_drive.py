@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from .._redact import redact
 from ..state import AgentResult, StepRecord
 from ._status import EXIT_CODES
 
-__all__ = ["finish", "say"]
+__all__ = ["Shown", "finish", "say", "show"]
 
 
 def say(text: str) -> None:
@@ -62,6 +63,18 @@ def _interrupted_report(task: str, steps: Sequence[StepRecord], path: Path | Non
     say(f"report of the {len(steps)} loop(s) that finished: {path}")
 
 
+@dataclass(frozen=True)
+class Shown:
+    """What a checkpointed run adds to the output: JSON fields, lines after the result."""
+
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    """Added to ``--json`` before the result's own (``thread_id``)."""
+    notes: Callable[[AgentResult], Sequence[str]] = lambda result: ()
+    """Lines after the result (on standard error with ``--json``): what to do next."""
+    first_step: int = 1
+    """The number of the first loop this process runs (a resumed run's is later)."""
+
+
 def finish(
     stream: Callable[[RunnableConfig], Iterator[Any]],
     args: argparse.Namespace,
@@ -71,6 +84,7 @@ def finish(
     *,
     llm_timeout: float | None = None,
     llm_retries: int | None = None,
+    shown: Shown = Shown(),
 ) -> int:
     """Drive the run (live trace or JSON), write the report, return the exit status.
 
@@ -78,10 +92,16 @@ def finish(
     """
     steps: list[StepRecord] = []
     try:
-        return _drive(stream, args, task, facts, extra, steps, llm_timeout, llm_retries)
+        return _drive(stream, args, task, facts, extra, steps, llm_timeout, llm_retries, shown)
     except KeyboardInterrupt:
         _interrupted_report(task, steps, args.report)
         raise
+
+
+def show(result: AgentResult, args: argparse.Namespace, facts: Sequence[str], shown: Shown) -> int:
+    """Print a result without running anything (a finished thread's); its exit status."""
+    return _drive(lambda config: iter([result]), args, result.input, facts, lambda: (), [],
+                  None, None, shown)  # fmt: skip
 
 
 def _drive(
@@ -93,6 +113,7 @@ def _drive(
     steps: list[StepRecord],
     llm_timeout: float | None,
     llm_retries: int | None,
+    shown: Shown,
 ) -> int:
     result: AgentResult | None = None
     if args.json:
@@ -103,14 +124,17 @@ def _drive(
                 result = event
         if result is None:
             raise RuntimeError("the agent's stream ended without a result")
-        print(redact(json.dumps(result.to_dict(), ensure_ascii=False, indent=2)), flush=True)
-        for line in _write_report(result, args.report):
+        data = {**shown.fields, **result.to_dict()}
+        print(redact(json.dumps(data, ensure_ascii=False, indent=2)), flush=True)
+        for line in [*_write_report(result, args.report), *shown.notes(result)]:
             say(line)
         return EXIT_CODES[result.stop_reason]
 
     from ._display import make_display
 
-    display = make_display(llm_timeout=llm_timeout, llm_retries=llm_retries)
+    display = make_display(
+        llm_timeout=llm_timeout, llm_retries=llm_retries, first_step=shown.first_step
+    )
     display.header(task, facts)
     with display.live() as watch:
         for event in stream(RunnableConfig(callbacks=[watch])):
@@ -121,5 +145,6 @@ def _drive(
                 result = event
     if result is None:
         raise RuntimeError("the agent's stream ended without a result")
-    display.result(result, [*extra(), *_write_report(result, args.report)])
+    notes = [redact(line) for line in shown.notes(result)]
+    display.result(result, [*extra(), *_write_report(result, args.report), *notes])
     return EXIT_CODES[result.stop_reason]

@@ -12,7 +12,16 @@ from pathlib import Path
 
 from .. import __version__
 from . import _batch as batch_cli
-from ._types import any_int, positive_float, positive_int, rate, scale, temperature
+from ._types import (
+    any_int,
+    base_url,
+    positive_float,
+    positive_int,
+    rate,
+    scale,
+    temperature,
+    thread_id,
+)
 
 __all__ = ["build_parser", "new_parser"]
 
@@ -27,11 +36,12 @@ exit status:
   5    drift       the model kept repeating itself after one nudge
   6    llm_error   the model API failed for good (bad key, retries exhausted, ...)
   7    budget      the token or time budget was spent
-  8    paused      tool calls wait for a person's decision (a checkpointed agent's
-                   approve=pause; --confirm asks at once and never pauses)
-  2    usage       bad arguments, OPENAI_API_KEY missing, invalid configuration
+  8    paused      tool calls wait for a person's decision (run --pause; then
+                   resume --approve or --deny; --confirm asks at once instead)
+  2    usage       bad arguments, OPENAI_API_KEY missing, invalid configuration,
+                   a STORE or thread that cannot be used, a thread that is busy
   1    internal    an unexpected error (please report it)
-  130  interrupted Ctrl-C""",
+  130  interrupted Ctrl-C (a checkpointed run prints the command that resumes it)""",
     """\
 time limits (run):
   Each model call makes up to 3 attempts of at most --timeout seconds, waiting
@@ -44,12 +54,20 @@ time limits (run):
   the run stops with exit 7 within about a second of T, plus any tool call
   still running (at most 3 x 30 s).""",
     """\
-environment (run):
-  OPENAI_API_KEY   the provider's key (required; never printed)
-  OPENAI_BASE_URL  an OpenAI-compatible endpoint: DeepSeek, Qwen, vLLM, Ollama, ...
+environment (run, resume):
+  OPENAI_API_KEY   the provider's key (required; never printed, never stored)
+  OPENAI_BASE_URL  an OpenAI-compatible endpoint: DeepSeek, Qwen, vLLM, Ollama,
+                   a local llama.cpp server ... (--base-url wins over it)
   AMAP_KEY         an Amap (高德) Web服务 key, for the get_weather tool
   --simulate needs none of them: a simulated model and fake Amap and Baidu
   services run on 127.0.0.1 for the command's duration.""",
+    """\
+resumable runs (run --checkpoint, resume, threads):
+  STORE is a SQLite file (run makes it if missing) or a postgresql:// URL. Every
+  loop of the run is checkpointed on a thread (--thread ID, or a new id, printed);
+  after a crash, Ctrl-C or a pause, `lcel-agent resume ID --checkpoint STORE`
+  goes on where the run stopped, with the run's own options, and asks the model
+  nothing twice. `lcel-agent threads --checkpoint STORE` lists the runs.""",
 )
 _EPILOG = "\n\n".join(_EPILOG_PARTS) + "\n"
 
@@ -82,7 +100,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``lcel-agent`` (``run``, ``demo``, ``report``, ``batch``)."""
+    """The argument parser of ``lcel-agent`` (``run``, ``demo``, ``report``, ``resume``,
+    ``threads``, ``batch``)."""
     parser = argparse.ArgumentParser(
         prog="lcel-agent",
         description="Run an LCEL agent with the weather and search tools, and watch every loop.",
@@ -105,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--task-file", type=Path, default=None, metavar="PATH",
                      help="read the task from a UTF-8 text file (any length)")  # fmt: skip
     run.add_argument("--model", default="gpt-4o-mini", help="model name (default gpt-4o-mini)")
+    _base_url(run, "(wins over OPENAI_BASE_URL)")
     _common(run)
     run.add_argument("--memory-tokens", type=positive_int, default=800, metavar="N",
                      help="the memory window's token budget (default 800)")  # fmt: skip
@@ -118,6 +138,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="stop (exit 7) once the run has used N tokens")  # fmt: skip
     run.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                      help="stop (exit 7) once the run has taken this long")  # fmt: skip
+    _store(run, "checkpoint every loop in STORE (a SQLite file, made if missing, or a "
+                "postgresql:// URL), so `lcel-agent resume` can continue the run")  # fmt: skip
+    run.add_argument("--thread", type=thread_id, default=None, metavar="ID",
+                     help="the run's thread in STORE (default: a new id, printed); "
+                     "a finished thread's conversation goes on")  # fmt: skip
+    run.add_argument("--pause", action="store_true",
+                     help="stop before each tool call (exit 8) until `lcel-agent resume "
+                     "--approve` or `--deny`; needs --checkpoint")  # fmt: skip
     demo = new_parser(
         commands, "demo", "the article's task, fully offline: simulated model, fake Amap and Baidu"
     )
@@ -138,7 +166,46 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a batch's results.jsonl, or the output of run/demo --json")  # fmt: skip
     report.add_argument("--out", type=Path, default=None, metavar="PATH",
                         help="where to write the HTML (default: RESULTS with .html)")  # fmt: skip
-    # More subcommands (e.g. `batch`) register here with new_parser(commands, ...) and
-    # get a branch in _commands.dispatch; keep their imports inside the command.
+    _resumable(commands)
+    # More subcommands register here with new_parser(commands, ...) and get a branch
+    # in _commands.dispatch; keep their imports inside the command.
     batch_cli.add_parser(commands)  # `batch`: its own module (argparse only until it runs)
     return parser
+
+
+def _store(parser: argparse.ArgumentParser, help: str, *, required: bool = False) -> None:
+    parser.add_argument("--checkpoint", default=None, required=required, metavar="STORE",
+                        help=help)  # fmt: skip
+
+
+def _base_url(parser: argparse.ArgumentParser, when: str) -> None:
+    parser.add_argument("--base-url", type=base_url, default=None, metavar="URL",
+                        help="an OpenAI-compatible endpoint, e.g. a local model's "
+                        f"http://127.0.0.1:8080/v1 {when}")  # fmt: skip
+
+
+def _resumable(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``resume`` and ``threads``: the runs a STORE holds."""
+    resume = new_parser(
+        commands, "resume", "continue a checkpointed run after a crash, Ctrl-C or a pause"
+    )
+    resume.add_argument("thread", type=thread_id, metavar="ID",
+                        help="the run's thread (lcel-agent threads lists them)")  # fmt: skip
+    _store(resume, "where the run is checkpointed (never made here)", required=True)
+    decision = resume.add_mutually_exclusive_group()
+    decision.add_argument("--approve", action="store_true",
+                          help="a paused run: run the tool calls that wait")  # fmt: skip
+    decision.add_argument("--deny", action="store_true",
+                          help="a paused run: refuse them (the model is told, and goes on)")  # fmt: skip
+    resume.add_argument("--reason", default=None, metavar="TEXT",
+                        help="with --deny: what the model is told instead of a result")  # fmt: skip
+    resume.add_argument("--json", action="store_true",
+                        help="print the result as JSON only (no live trace), for scripts")  # fmt: skip
+    resume.add_argument("--report", type=Path, default=None, metavar="PATH",
+                        help="also write the whole run as a self-contained HTML report")  # fmt: skip
+    _base_url(resume, "(default: the run's own, else OPENAI_BASE_URL)")
+    threads = new_parser(commands, "threads", "list the runs a checkpoint STORE holds")
+    _store(threads, "a SQLite file or a postgresql:// URL (never made here)", required=True)
+    threads.add_argument("--json", action="store_true",
+                         help="print a JSON list of {thread_id, task, state, stop_reason, "
+                         "loops, updated_at}")  # fmt: skip
