@@ -23,7 +23,7 @@ from typing import Any
 from .._redact import redact, register_secret
 from ._record import RunOptions
 
-__all__ = ["NO_KEY", "Built", "MissingKeyError", "built", "options_of", "simulated"]
+__all__ = ["NO_KEY", "Built", "MissingKeyError", "built", "key", "options_of", "simulated"]
 
 NO_KEY = """\
 lcel-agent run needs an OpenAI-compatible chat model. Set:
@@ -41,6 +41,15 @@ Or try it offline, with no key and no network (a simulated model on 127.0.0.1):
 
 class MissingKeyError(Exception):
     """``OPENAI_API_KEY`` is not set: the command prints :data:`NO_KEY` and exits 2."""
+
+
+def key() -> str:
+    """The model's key from the environment (registered as a secret); MissingKeyError."""
+    found = os.environ.get("OPENAI_API_KEY", "").strip()
+    if not found:
+        raise MissingKeyError
+    register_secret(found)
+    return found
 
 
 def options_of(args: argparse.Namespace) -> RunOptions:
@@ -95,10 +104,7 @@ def built(
 ) -> Iterator[Built]:
     """Build the agent of ``options``; ``base_url`` overrides the kept one. Closes the
     model's own HTTP client at the end. MissingKeyError without ``OPENAI_API_KEY``."""
-    key = os.environ.get("OPENAI_API_KEY", "").strip()
-    if not key:
-        raise MissingKeyError
-    register_secret(key)
+    api_key = key()
     from langchain_openai import ChatOpenAI
 
     from ..agent import create_agent
@@ -110,7 +116,7 @@ def built(
     url = base_url or options.base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or None
     llm = ChatOpenAI(
         model=options.model,
-        api_key=key,  # type: ignore[arg-type]
+        api_key=api_key,  # type: ignore[arg-type]
         base_url=url,
         temperature=options.temperature,
         max_tokens=options.max_tokens,  # type: ignore[call-arg]

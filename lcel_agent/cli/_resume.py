@@ -29,10 +29,10 @@ from typing import Any
 from ..errors import CheckpointError, ConfigurationError
 from ..state import AgentResult, StopReason
 from ..testing.tasks import ARTICLE_TASK
-from ._agent import NO_KEY, Built, MissingKeyError, built, options_of, simulated
+from ._agent import NO_KEY, Built, MissingKeyError, built, key, options_of, simulated
 from ._drive import Shown, finish, say, show
 from ._lock import ThreadBusyError
-from ._record import load_options, save_options
+from ._record import RunOptions, load_options, save_options
 from ._status import EXIT_INTERRUPTED, EXIT_USAGE
 from ._store import Store, StoreError, open_store, shown
 
@@ -143,23 +143,30 @@ def run_checkpointed(args: argparse.Namespace) -> int:
     options = options_of(args)
 
     def work() -> int:
-        with simulated(options.simulate), _opened(args, create=True) as (stack, store):
-            thread = args.thread or uuid.uuid4().hex[:12]
-            stack.enter_context(store.lock(thread))
-            made = stack.enter_context(built(options, checkpointer=store.saver))
-            found = made.agent.get_state({"configurable": {"thread_id": thread}})
-            if found is not None and found.status != "finished":
-                decide = ["--approve"] if found.status == "paused" else []
-                raise _Refused(
-                    f"thread {thread} holds an unfinished run ({found.status}); continue it "
-                    f"with: {resume_line(thread, args.checkpoint, *decide)}, or give another "
-                    "--thread"
-                )
-            save_options(store.saver, thread, options)
-            say(f"checkpointed as thread {thread} in {shown(args.checkpoint)}")
-            return _drive(made, args, thread, args.task, args.task, facts=[f"thread {thread}"])
+        with simulated(options.simulate):
+            key()  # before the store: a run that cannot start makes no file
+            return _start(args, options)
 
     return _guarded(work)
+
+
+def _start(args: argparse.Namespace, options: RunOptions) -> int:
+    """``run --checkpoint``, once the model's key is known to be there."""
+    with _opened(args, create=True) as (stack, store):
+        thread = args.thread or uuid.uuid4().hex[:12]
+        stack.enter_context(store.lock(thread))
+        made = stack.enter_context(built(options, checkpointer=store.saver))
+        found = made.agent.get_state({"configurable": {"thread_id": thread}})
+        if found is not None and found.status != "finished":
+            decide = ["--approve"] if found.status == "paused" else []
+            raise _Refused(
+                f"thread {thread} holds an unfinished run ({found.status}); continue it "
+                f"with: {resume_line(thread, args.checkpoint, *decide)}, or give another "
+                "--thread"
+            )
+        save_options(store.saver, thread, options)
+        say(f"checkpointed as thread {thread} in {shown(args.checkpoint)}")
+        return _drive(made, args, thread, args.task, args.task, facts=[f"thread {thread}"])
 
 
 @dataclass(frozen=True)

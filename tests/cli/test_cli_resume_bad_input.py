@@ -163,3 +163,9 @@ def test_a_thread_the_command_line_did_not_start_is_left_to_python(cli, tmp_path
     done = cli.run("resume", "py", "--checkpoint", str(store))
     assert done.returncode == 2 and "was not started by `lcel-agent run`" in done.stderr
     assert contents(str(store)) == before
+
+
+def test_a_run_without_a_key_makes_no_store(run_cli, tmp_path):
+    done = run_cli("run", "查询北京天气", "--checkpoint", str(tmp_path / "runs.db"))
+    assert done.returncode == 2 and "OPENAI_API_KEY" in done.stderr
+    assert list(tmp_path.iterdir()) == []
