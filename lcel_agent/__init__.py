@@ -32,13 +32,11 @@ if TYPE_CHECKING:
         LcelAgentError,
         ModelCallError,
         Policy,
-        SessionBusyError,
         TransientModelError,
     )
     from .loop import AgentEvent, AgentLoop, Limits
     from .memory import SlidingWindowMemory, trim_messages
     from .policies import DEFAULT_POLICIES
-    from .sessions import SessionStore
     from .state import (
         Action,
         AgentResult,
@@ -76,8 +74,6 @@ _EXPORTS: dict[str, str] = {
     "Observation": "state",
     "Policy": "errors",
     "RunError": "state",
-    "SessionBusyError": "errors",
-    "SessionStore": "sessions",
     "SlidingWindowMemory": "memory",
     "StepRecord": "state",
     "StopReason": "state",
@@ -110,8 +106,6 @@ __all__ = [
     "Observation",
     "Policy",
     "RunError",
-    "SessionBusyError",
-    "SessionStore",
     "SlidingWindowMemory",
     "StepRecord",
     "StopReason",

@@ -49,7 +49,6 @@ from .loop import AgentLoop
 from .memory import SlidingWindowMemory
 from .policies import resolve_policies
 from .protocols import JsonTranscript, ToolCallTranscript
-from .sessions import SessionStore
 from .stages import (
     STAGE_NAMES,
     AssemblePrompt,
@@ -127,7 +126,6 @@ def create_agent(
     policies: Mapping[ErrorClass | str, Policy | str] | None = None,
     reserve_final_answer: bool = False,
     stages: Mapping[str, Runnable[Any, Any]] | None = None,
-    sessions: SessionStore | None = None,
     max_concurrency: int = 8,
     max_observation_chars: int = 4000,
     secrets: Sequence[str | SecretStr] | None = None,
@@ -157,7 +155,6 @@ def create_agent(
     * ``checkpointer``: any LangGraph checkpoint saver; a run with a ``thread_id``
       in ``config["configurable"]`` is checkpointed loop by loop, and
       ``agent.invoke(None, config)`` resumes it after a crash (docs/durable.md).
-      ``sessions`` (a ``SessionStore``) is deprecated in its favour.
 
     Raises:
         TypeError: an argument has the wrong type (a completion-only LLM, a
@@ -193,7 +190,7 @@ def create_agent(
         raise TypeError(f"memory must be a SlidingWindowMemory, not {type(memory).__name__}")
     if system_prompt is not None and not isinstance(system_prompt, str):
         raise TypeError("system_prompt must be a string")
-    checkpointer = check_checkpointer(checkpointer, sessions)
+    checkpointer = check_checkpointer(checkpointer)
     limits = check_limits(tool_call_limits, names)
     fallbacks = check_fallbacks(fallback_tools, names)
     resolved = resolve_policies(policies)
@@ -266,7 +263,6 @@ def create_agent(
         ),
         memory=memory if memory is not None else SlidingWindowMemory(max_tokens=800),
         limits=Limits(max_loops, token_budget, time_budget, reserve_final_answer, max_errors),
-        sessions=sessions,
         response_format=fmt,
         raise_on_failure=bool(raise_on_failure),
         native_tools=tool_calling,

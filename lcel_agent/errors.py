@@ -19,7 +19,6 @@ library's own parts::
     ├── ModelCallError                          a model call failed after its retries
     │   ├── TransientModelError                   429, 5xx, timeouts, dropped connections
     │   └── FatalModelError                       401, 400, context too long, ...
-    ├── SessionBusyError                        another run holds the same session
     ├── CheckpointError                         a thread's checkpoint cannot be used: unreadable,
     │                                           written by an agent with other tools, or
     │                                           nothing (or something else) to resume
@@ -53,7 +52,6 @@ __all__ = [
     "LcelAgentError",
     "ModelCallError",
     "Policy",
-    "SessionBusyError",
     "TransientModelError",
     "error_reason",
 ]
@@ -126,18 +124,6 @@ class FatalModelError(ModelCallError):
     """The model API refused the request in a way retrying cannot fix."""
 
     error_class = ErrorClass.LLM_FATAL
-
-
-class SessionBusyError(LcelAgentError):
-    """Another run (in this process or another) holds the session; retry later."""
-
-    def __init__(self, session_id: str, waited: float = 0.0) -> None:
-        super().__init__(
-            f"session {session_id!r} is in use by another run"
-            + (f" (waited {waited:.1f} s)" if waited else "")
-            + "; runs of one session must not overlap"
-        )
-        self.session_id = session_id
 
 
 class CheckpointError(LcelAgentError):

@@ -19,9 +19,8 @@ yield the answer's text as the model writes it.
 Per-run configuration: ``config["configurable"]`` may set ``max_loops``,
 ``max_errors``, ``token_budget`` and ``time_budget`` for one run, ``thread_id``
 when the agent has a checkpointer (input ``None`` resumes the thread's run; see
-:mod:`lcel_agent.durable`), and ``session_id`` when it has a session store
-(declared in ``config_specs``). A session id without either is ignored (with a
-DEBUG log); async runs wait for a busy session with ``asyncio.sleep``.
+:mod:`lcel_agent.durable`; ``session_id`` names the thread too). A session id on an
+agent without a checkpointer is ignored (with a DEBUG log).
 """
 
 from __future__ import annotations
@@ -50,7 +49,6 @@ from .graph import loop_graph
 from .limits import Limits, finish, gate
 from .limits import limit_specs as _limit_specs
 from .memory import SlidingWindowMemory
-from .sessions import SessionStore
 from .state import AgentResult, AgentState, StepRecord, StopReason
 from .streaming import AnswerTap, aanswer_stream, answer_stream
 from .streaming.modes import ModeView, StreamMode, check_mode, joined
@@ -77,7 +75,6 @@ class AgentLoop(Runnable[Any, Any]):
         stages: the stages by name, in chain order.
         memory: the window template; each run works on ``memory.fresh()``.
         limits: the loop's limits (a run's ``configurable`` may override them).
-        sessions: the session store, if sessions are enabled (deprecated: use a checkpointer).
         checkpointer: the LangGraph checkpoint saver of durable runs, if any.
         response_format: the final answer's format, if any.
         raise_on_failure: every stop but ``final`` raises :class:`AgentRunError`.
@@ -102,7 +99,6 @@ class AgentLoop(Runnable[Any, Any]):
         system_prompt: str | Callable[[str | None], str],
         memory: SlidingWindowMemory,
         limits: Limits,
-        sessions: SessionStore | None = None,
         response_format: ResponseFormat | None = None,
         raise_on_failure: bool = False,
         native_tools: bool = False,
@@ -127,21 +123,21 @@ class AgentLoop(Runnable[Any, Any]):
             self.system_prompt = system_prompt
         self.memory = memory
         self.limits = limits
-        self.sessions, self.checkpointer = sessions, checkpointer
+        self.checkpointer = checkpointer
         self.response_format = response_format
         self.raise_on_failure = raise_on_failure
         self.native_tools = native_tools
         names = list(self.stages)  # a resumed loop goes on after its decision's checkpoint
         resume_at = names.index(CHECKPOINT_STAGE) + 1 if CHECKPOINT_STAGE in names else 0
         protocol = "tool_calling" if native_tools else "json"
-        self._threads = Threads(memory, checkpointer=checkpointer, sessions=sessions,
+        self._threads = Threads(memory, checkpointer=checkpointer,
                                 identity=Identity(tuple(sorted(tool_names)), protocol),
                                 resume_at=resume_at)  # fmt: skip
 
     # --- what LangChain asks of a Runnable ---------------------------------------------
     @property
     def config_specs(self) -> list[ConfigurableFieldSpec]:
-        """The per-run limits, and ``thread_id`` (checkpointer) or ``session_id`` (sessions)."""
+        """The per-run limits, and ``thread_id`` when the agent has a checkpointer."""
         return _limit_specs(self.limits) + self._threads.specs()
 
     def get_graph(self, config: RunnableConfig | None = None) -> Graph:

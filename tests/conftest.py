@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from hypothesis import settings
+from postgres_support import NOT_INSTALLED, pg_bin, postgres_server
 
 from lcel_agent import AgentLoop, AgentResult
 
@@ -53,3 +54,14 @@ def closes_async_clients() -> Iterator[None]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)
         gc.collect()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server of its own on loopback, for the whole session (skips, saying
+    why, where PostgreSQL is not installed): the durable runs' and the CLI's tests."""
+    bindir = pg_bin()
+    if bindir is None:
+        pytest.skip(NOT_INSTALLED)
+    with postgres_server(bindir) as url:
+        yield url

@@ -56,6 +56,8 @@ class Tip:
     """The channel's version (the next put asks the saver for the one after it)."""
     values: dict[str, Any]
     writes: list[tuple[str, str, Any]]
+    updated: str = ""
+    """When the checkpoint was written (LangGraph's ``ts``: ISO 8601, UTC)."""
 
 
 #: DB-API errors of the storage itself (a locked file, a lost connection): not the checkpoint's.
@@ -101,6 +103,7 @@ class Saver:
             version=(checkpoint.get("channel_versions") or {}).get(CHANNEL),
             values=dict(checkpoint.get("channel_values") or {}),
             writes=list(found.pending_writes or ()),
+            updated=str(checkpoint.get("ts") or ""),
         )
 
     def _checkpoint(

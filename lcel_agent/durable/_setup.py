@@ -2,34 +2,17 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from langchain_core.runnables import Runnable
 
-from ..errors import ConfigurationError
-from ..sessions import SessionStore
 from ._stage import CHECKPOINT_STAGE, SaveDecision
 
 __all__ = ["check_checkpointer", "with_checkpoint"]
 
 
-def check_checkpointer(checkpointer: Any, sessions: Any) -> Any:
-    """``create_agent``'s check of ``checkpointer`` and ``sessions`` (deprecated); the saver."""
-    if sessions is not None:
-        if not isinstance(sessions, SessionStore):
-            raise TypeError("sessions must be a SessionStore")
-        if checkpointer is not None:
-            raise ConfigurationError(
-                "sessions and checkpointer both keep state between runs: use checkpointer "
-                "alone (session_id then names its thread)"
-            )
-        warnings.warn(
-            "sessions=SessionStore(...) is deprecated: pass checkpointer= (any LangGraph "
-            "checkpoint saver); session_id then names the thread. See docs/durable.md.",
-            DeprecationWarning,
-            stacklevel=3,
-        )
+def check_checkpointer(checkpointer: Any) -> Any:
+    """``create_agent``'s check of ``checkpointer``; the saver (or None)."""
     if checkpointer is None:
         return None
     needed = ("get_tuple", "put", "put_writes", "get_next_version")

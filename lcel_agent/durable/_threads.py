@@ -1,12 +1,12 @@
-"""Where a run's state comes from and where it goes: a thread, a session, or nowhere.
+"""Where a run's state comes from and where it goes: a thread, or nowhere.
 
 :class:`Threads` is the agent's side (built once by ``create_agent``);
 :meth:`Threads.journey` reads one run's input and config, and the journey's
 :meth:`~Journey.open` (or :meth:`~Journey.aopen`) finds the run's starting point:
 
-* no checkpointer and no session: a fresh window from the template;
-* a session (the deprecated ``SessionStore``): the session's window;
-* a checkpointer and a ``thread_id``: the thread's latest checkpoint decides
+* no checkpointer, or no thread: a fresh window from the template;
+* a checkpointer and a ``thread_id`` (or ``session_id``, which names the thread
+  too): the thread's latest checkpoint decides
   (see :meth:`Journey._plan`): a new thread starts a run; a finished run's thread
   continues its conversation with a new input; an unfinished run resumes (input
   ``None``, ``Command(resume=...)``, or its own input again); anything else is a
@@ -31,7 +31,6 @@ from ..conversation import RunInput, read_input
 from ..errors import CheckpointError, ConfigurationError
 from ..limits import Limits, run_limits
 from ..memory import SlidingWindowMemory
-from ..sessions import SessionStore
 from ..state import Action
 from ._codec import dump
 from ._record import Identity, Phase, Snapshot, read_snapshot
@@ -44,15 +43,6 @@ __all__ = ["Journey", "Threads"]
 
 _log = logging.getLogger("lcel_agent.loop")
 
-# The session id as RunnableWithMessageHistory declares it, so the two specs merge.
-_SESSION_SPEC = ConfigurableFieldSpec(
-    id="session_id",
-    annotation=str,
-    name="Session ID",
-    description="Unique identifier for a session.",
-    default="",
-    is_shared=True,
-)
 _THREAD_SPEC = ConfigurableFieldSpec(
     id="thread_id",
     annotation=str,
@@ -120,13 +110,11 @@ class Journey:
     def _limits(self, limits: Limits) -> Limits:
         return run_limits(limits, self.config.get("configurable"))
 
-    def _new(
-        self, start: StartFn, memory: SlidingWindowMemory, save: Any = None, **durable: Any
-    ) -> Trip:
+    def _new(self, start: StartFn, memory: SlidingWindowMemory, **durable: Any) -> Trip:
         assert self.run is not None
         limits = self._limits(self.base_limits)
         state = start(self.run, memory, limits)
-        return Trip(self.run, limits, state, self.config, save=save, **durable)
+        return Trip(self.run, limits, state, self.config, **durable)
 
     def _plan(
         self, start: StartFn, tip: Tip | None
@@ -163,11 +151,7 @@ class Journey:
     @contextmanager
     def open(self, start: StartFn) -> Iterator[Trip]:
         """Find the run's starting point (see the module docstring); sync."""
-        threads, session = self.threads, self.threads.session_of(self.config)
-        if session is not None and threads.sessions is not None:
-            with threads.sessions.session(session, threads.memory) as handle:
-                yield self._new(start, handle.memory, save=handle.save)
-            return
+        threads = self.threads
         if self.thread is None or threads.saver is None:
             yield self._new(start, threads.memory.fresh())
             return
@@ -182,12 +166,8 @@ class Journey:
 
     @asynccontextmanager
     async def aopen(self, start: StartFn) -> AsyncIterator[Trip]:
-        """Async twin of :meth:`open`: waits for a busy session without blocking the loop."""
-        threads, session = self.threads, self.threads.session_of(self.config)
-        if session is not None and threads.sessions is not None:
-            async with threads.sessions.asession(session, threads.memory) as handle:
-                yield self._new(start, handle.memory, save=handle.save)
-            return
+        """Async twin of :meth:`open`."""
+        threads = self.threads
         if self.thread is None or threads.saver is None:
             yield self._new(start, threads.memory.fresh())
             return
@@ -202,48 +182,44 @@ class Journey:
 
 
 class Threads:
-    """An agent's state that outlives a run: a checkpointer's threads (or, deprecated,
-    a session store's sessions). See the module docstring."""
+    """An agent's state that outlives a run: a checkpointer's threads. See the module
+    docstring."""
 
     def __init__(
         self,
         memory: SlidingWindowMemory,
         *,
         checkpointer: Any = None,
-        sessions: SessionStore | None = None,
         identity: Identity | None = None,
         resume_at: int = 0,
     ) -> None:
         self.memory = memory
         self.checkpointer = checkpointer
         self.saver = Saver(checkpointer) if checkpointer is not None else None
-        self.sessions = sessions
         self.identity = identity or Identity((), "json")
         self.resume_at = resume_at
 
     def specs(self) -> list[ConfigurableFieldSpec]:
-        """``thread_id`` with a checkpointer, ``session_id`` with a session store."""
-        if self.saver is not None:
-            return [_THREAD_SPEC]
-        return [_SESSION_SPEC] if self.sessions is not None else []
+        """``thread_id`` with a checkpointer."""
+        return [_THREAD_SPEC] if self.saver is not None else []
 
     def thread_of(self, config: RunnableConfig) -> Thread | None:
         """The run's thread: ``thread_id`` (or ``session_id``) and ``checkpoint_ns``."""
         configurable = config.get("configurable") or {}
+        # session_id names the thread too, so configs written for the retired SessionStore
+        # (and RunnableWithMessageHistory's) keep their conversation on a checkpointer.
         thread_id = configurable.get("thread_id") or configurable.get("session_id")
-        if self.saver is None or not thread_id:
+        if self.saver is None:
+            if configurable.get("session_id"):
+                # Other components (RunnableWithMessageHistory, ...) set it for their own use.
+                _log.debug(
+                    "session_id %r ignored: this agent has no checkpointer",
+                    configurable["session_id"],
+                )
+            return None
+        if not thread_id:
             return None
         return Thread(str(thread_id), str(configurable.get("checkpoint_ns") or ""))
-
-    def session_of(self, config: RunnableConfig) -> str | None:
-        """The run's session id, when the agent has a session store."""
-        session_id = (config.get("configurable") or {}).get("session_id")
-        if session_id and self.sessions is None:
-            if self.saver is None:  # with a checkpointer it names the thread instead
-                # Other components (RunnableWithMessageHistory, ...) set it for their own use.
-                _log.debug("session_id %r ignored: this agent has no session store", session_id)
-            return None
-        return str(session_id) if session_id else None
 
     def snapshot(self, thread: Thread, tip: Tip) -> Snapshot:
         """A thread's latest checkpoint, read and checked (CheckpointError if unusable)."""

@@ -4,7 +4,7 @@ The loop's drivers see a run through its :class:`Trip`: the starting state, the
 limits, the config the stages get (with the run's journal in it), and three
 thin hooks: ``gate`` (the rest of a resumed loop is not gated again), ``step``
 (one loop, then its checkpoint; an approval that pauses) and ``finish`` (the
-last checkpoint, or the session's save). Sync and async differ only in ``await``.
+last checkpoint). Sync and async differ only in ``await``.
 """
 
 from __future__ import annotations
@@ -60,10 +60,9 @@ class Trip:
         durable: DurableRun | None = None,
         first: int = 0,
         resume_at: int = 0,
-        save: Callable[[SlidingWindowMemory], None] | None = None,
     ) -> None:
         self.run, self.limits, self.state = run, limits, state
-        self.durable, self._first, self._resume_at, self._save = durable, first, resume_at, save
+        self.durable, self._first, self._resume_at = durable, first, resume_at
         self.iterations = state.loops - (1 if first else 0)
         """Passes already made: a resumed loop's model call is counted in its state."""
         self.in_graph = _LANGGRAPH_TASK in (config.get("configurable") or {})
@@ -134,17 +133,13 @@ class Trip:
         return dataclasses.replace(result, error=None, pending=self.durable.pending)
 
     def finish(self, state: AgentState, result: AgentResult) -> AgentResult:
-        """The last checkpoint (or the session's save); the result as the caller sees it."""
+        """The last checkpoint; the result as the caller sees it."""
         if self.durable is not None:
             self.durable.save_end(state)
-        if self._save is not None:
-            self._save(state.memory)
         return self._shaped(result)
 
     async def afinish(self, state: AgentState, result: AgentResult) -> AgentResult:
-        """Async twin of :meth:`finish` (a session's save is quick and local)."""
+        """Async twin of :meth:`finish`."""
         if self.durable is not None:
             await self.durable.asave_end(state)
-        if self._save is not None:
-            self._save(state.memory)
         return self._shaped(result)

@@ -12,7 +12,7 @@ from ..state import Action, AgentResult, AgentState, StepRecord
 from ._record import Phase, Snapshot
 from ._saver import Thread, Tip
 
-__all__ = ["ThreadState", "thread_state"]
+__all__ = ["ThreadState", "ThreadStatus", "status_of", "thread_state"]
 
 #: ``unfinished``: the run stopped before its end (a crash, or it is running now);
 #: ``paused``: calls wait for a person; ``finished``: the run ended.
@@ -43,7 +43,8 @@ class ThreadState:
     """``finished``: the run's result (as ``invoke`` returned it, in the task form)."""
 
 
-def _status(phase: Phase) -> ThreadStatus:
+def status_of(phase: Phase) -> ThreadStatus:
+    """The status a person reads for a checkpoint's phase."""
     if phase is Phase.FINISHED:
         return "finished"
     return "paused" if phase is Phase.PAUSED else "unfinished"
@@ -69,7 +70,7 @@ def thread_state(
     return ThreadState(
         thread_id=thread.thread_id,
         checkpoint_id=tip.checkpoint_id,
-        status=_status(found.phase),
+        status=status_of(found.phase),
         task=found.run.task,
         loops=state.loops,
         steps=state.steps,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +60,13 @@ def start_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.
         text=True,
         encoding="utf-8",
     )
+
+
+#: Modules that must not be imported to answer --help or a usage error (they take seconds).
+HEAVY = ("langchain", "langchain_core", "langchain_openai", "openai", "pydantic", "jinja2")
+
+
+def imported_packages(stderr: str) -> set[str]:
+    """Top-level packages named in ``python -X importtime`` output."""
+    names = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s+(\S+)", stderr, re.M)
+    return {name.strip().split(".")[0] for name in names}

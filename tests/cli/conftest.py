@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from cli_support import ROOT, SCRUBBED
+from resume_support import TASK, Cli, result_of
 
 from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer
 
@@ -66,3 +69,37 @@ def cli_env(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
             monkeypatch.setenv(name, value)
 
     return apply
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    """``lcel-agent`` in child processes that the test can watch (resume_support.Cli)."""
+    return Cli(tmp_path)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A new checkpoint STORE: a SQLite file's path, or a database of its own on the
+    session's PostgreSQL server (made for the test, dropped after it)."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "runs.db")
+        return
+    import psycopg
+
+    server = request.getfixturevalue("postgres_url")
+    name = f"cli_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    yield f"{server.rsplit('/', 1)[0]}/{name}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+@pytest.fixture(scope="session")
+def loops_without_a_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> int:
+    """How many loops TASK takes in one plain ``run --simulate``: what every resumed
+    run of it must add up to."""
+    done = Cli(tmp_path_factory.mktemp("plain")).run("run", "--simulate", "--json", TASK)
+    assert done.returncode == 0, done.stderr
+    loops: int = result_of(done)["loops"]
+    return loops

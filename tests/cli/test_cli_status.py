@@ -10,7 +10,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
 from lcel_agent import create_agent
-from lcel_agent._display import StatusWatch
+from lcel_agent.cli._display import StatusWatch
 from lcel_agent.testing.faults import Fault
 from lcel_agent.testing.server import SimulatedOpenAIServer
 from lcel_agent.tools import get_weather

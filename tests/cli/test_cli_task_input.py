@@ -9,7 +9,7 @@ import pytest
 from cli_support import SECRET, json_action, service_env
 
 from lcel_agent import SlidingWindowMemory
-from lcel_agent._cli_commands import window_warning
+from lcel_agent.cli._commands import window_warning
 from lcel_agent.testing.server import SimulatedOpenAIServer
 
 #: About 200 KB of UTF-8: past what one command-line argument may hold (128 KiB on Linux).

@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
-
-#: Modules that must not be imported to answer --help or a usage error (they take seconds).
-HEAVY = ("langchain", "langchain_core", "langchain_openai", "openai", "pydantic", "jinja2")
-
-
-def _imported(stderr: str) -> set[str]:
-    """Top-level packages named in ``python -X importtime`` output."""
-    names = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s+(\S+)", stderr, re.M)
-    return {name.strip().split(".")[0] for name in names}
+from cli_support import HEAVY
+from cli_support import imported_packages as _imported
 
 
 def _usage_text(stderr: str) -> str:

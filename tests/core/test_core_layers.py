@@ -121,12 +121,36 @@ def test_importing_a_sibling_module_from_the_package_is_no_edge_to_its_facade(tm
         ("errors.py", "lcel_agent.state"),
         ("result.py", "lcel_agent.errors"),
         ("batch/_summary.py", "lcel_agent.batch._work"),
-        ("_cli_commands.py", "lcel_agent.cli"),
+        ("cli/_commands.py", "lcel_agent.cli._parser"),
+        ("cli/_drive.py", "lcel_agent.cli._commands"),
     ],
 )
 def test_a_lower_module_does_not_reach_up(lower, upper):
     reaching = {name for name in imported(PACKAGE / lower) if name.startswith(upper)}
     assert not reaching, f"{lower} imports {sorted(reaching)}"
+
+
+def test_the_library_never_imports_the_command_line():
+    # The command line is one room on the top floor: it imports the library, never the reverse.
+    cli = PACKAGE / "cli"
+    reaching = {}
+    for path in PACKAGE.rglob("*.py"):
+        up = sorted(n for n in imported(path) if n.startswith("lcel_agent.cli"))
+        if cli not in path.parents and up:
+            reaching[str(path.relative_to(PACKAGE))] = up
+    assert reaching == {}
+    # The check can fail: the commands do import the library.
+    assert "lcel_agent.agent" in imported(cli / "_commands.py")
+
+
+def test_the_command_line_is_one_room():
+    # Nothing of the command line left at the package root, nor in the batch room.
+    stray = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in [*PACKAGE.glob("*.py"), *PACKAGE.glob("batch/*.py")]
+        if path.stem.startswith(("_cli", "cli", "_display"))
+    )
+    assert stray == []
 
 
 def test_the_finder_sees_relative_imports():

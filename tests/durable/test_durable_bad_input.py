@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ from durable_support import Crash, CrashingSaver, World, make_agent, sqlite_save
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 
-from lcel_agent import SessionStore, create_agent
+from lcel_agent import create_agent
 from lcel_agent.errors import CheckpointError, ConfigurationError
 from lcel_agent.testing.fake import FunctionChatModel
 
@@ -122,15 +121,6 @@ def test_bad_configurations_fail_when_the_agent_is_built(tmp_path):
         create_agent(llm, [make_one_tool()], checkpointer=str(tmp_path / "c.db"))
     with pytest.raises(TypeError, match="LangGraph checkpoint saver"):
         create_agent(llm, [make_one_tool()], checkpointer=InMemorySaver)  # the class
-    store = SessionStore(tmp_path / "s.db")
-    with pytest.raises(ConfigurationError, match="use checkpointer alone"):
-        create_agent(llm, [make_one_tool()], sessions=store, checkpointer=InMemorySaver())
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        create_agent(llm, [make_one_tool()], sessions=store)
-    (warning,) = [w for w in caught if "SessionStore" in str(w.message)]
-    assert warning.category is DeprecationWarning
-    assert "checkpointer=" in str(warning.message) and warning.filename == __file__
 
 
 def test_resuming_needs_a_checkpointer_and_a_thread(run):

@@ -16,7 +16,6 @@ BELOW = [
     PACKAGE / "state.py",
     PACKAGE / "approval.py",
     PACKAGE / "limits.py",
-    PACKAGE / "sessions.py",
 ]
 
 

@@ -10,12 +10,12 @@ import pytest
 from langchain_core.runnables import RunnableLambda
 from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.schemas import Run
+from langgraph.checkpoint.memory import InMemorySaver
 
 from lcel_agent import (
     AgentRunError,
     AgentState,
     ConfigurationError,
-    SessionStore,
     StopReason,
     create_agent,
 )
@@ -122,15 +122,13 @@ def test_bad_per_run_limits_are_clear_errors(run, weather, key, value, match):
     assert llm.calls == []
 
 
-def test_config_specs_declare_the_run_limits(tmp_path, weather):
+def test_config_specs_declare_the_run_limits(weather):
     agent = create_agent(ScriptedChatModel([]), [weather], max_loops=7, token_budget=900)
     specs = {spec.id: spec for spec in agent.config_specs}
     assert set(specs) == {"max_loops", "max_errors", "token_budget", "time_budget"}
     assert specs["max_loops"].default == 7 and specs["token_budget"].default == 900
-    with_store = create_agent(
-        ScriptedChatModel([]), [weather], sessions=SessionStore(tmp_path / "s")
-    )
-    assert "session_id" in {spec.id for spec in with_store.config_specs}
+    with_store = create_agent(ScriptedChatModel([]), [weather], checkpointer=InMemorySaver())
+    assert "thread_id" in {spec.id for spec in with_store.config_specs}
     # The specs surface through composition, as LangChain merges them.
     chain = RunnableLambda(lambda x: x) | with_store
     assert "max_errors" in {spec.id for spec in chain.config_specs}

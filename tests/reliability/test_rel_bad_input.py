@@ -47,7 +47,7 @@ def final_tool(city: str) -> str:
         ({"tool_call_limits": {"probe": -1}}, ConfigurationError, "tool_call_limits"),
         ({"fallback_tools": {"probe": "other"}}, TypeError, "fallback_tools"),
         ({"system_prompt": 42}, TypeError, "system_prompt must be a string"),
-        ({"sessions": "sessions.db"}, TypeError, "SessionStore"),
+        ({"sessions": "sessions.db"}, TypeError, "unexpected keyword argument 'sessions'"),
     ],
 )
 def test_bad_options_are_refused_at_construction(

@@ -1,6 +1,6 @@
 """Argument types of ``lcel-agent``: each says what it wanted, in words, never "invalid int value".
 
-Used by :mod:`lcel_agent.cli` and the batch room's parser (:mod:`lcel_agent.batch._cli`);
+Used by the parsers of every command (:mod:`lcel_agent.cli._parser`, :mod:`lcel_agent.cli._batch`);
 they import nothing heavy.
 """
 
@@ -12,12 +12,14 @@ from collections.abc import Callable
 
 __all__ = [
     "any_int",
+    "base_url",
     "per_minute",
     "positive_float",
     "positive_int",
     "rate",
     "scale",
     "temperature",
+    "thread_id",
 ]
 
 
@@ -77,3 +79,23 @@ def per_minute(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"expected a number per minute > 0, got {text!r}")
     return value
+
+
+def base_url(text: str) -> str:
+    """An http(s) URL: ``--base-url http://127.0.0.1:8080/v1``."""
+    url = text.strip()
+    scheme, _, rest = url.partition("://")
+    if scheme.lower() not in ("http", "https") or not rest.strip("/"):
+        raise argparse.ArgumentTypeError(
+            f"expected an http:// or https:// URL such as http://127.0.0.1:8080/v1, got {text!r}"
+        )
+    return url
+
+
+def thread_id(text: str) -> str:
+    """A thread id: 1 to 200 printable characters, no spaces (it is typed in commands)."""
+    if not 0 < len(text) <= 200 or not text.isprintable() or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(
+            f"expected a thread id (1 to 200 characters, no spaces), got {text!r}"
+        )
+    return text

@@ -1,40 +1,29 @@
-"""The ``lcel-agent`` command: run a task on a real model, the article's task offline, or a report.
+"""The argument parser of ``lcel-agent``: every command, option and help text.
 
-::
-
-    lcel-agent run --simulate                      # no key, no network: everything on loopback
-    lcel-agent batch tasks.jsonl --out results.jsonl --simulate
-    export OPENAI_API_KEY=...                      # any OpenAI-compatible provider
-    export OPENAI_BASE_URL=https://api.deepseek.com/v1   # optional
-    lcel-agent run "查询北京和上海今天的天气" --model deepseek-chat --report run.html
-    lcel-agent run - < question.txt                # a task of any length, from standard input
-    lcel-agent demo --noise 2 --faults 0.2 --seed 3  # no key, no network
-    lcel-agent demo --json | jq .stop_reason
-    lcel-agent report results.jsonl --out report.html
-
-The exit status tells scripts how the run ended (see :data:`EXIT_CODES`).
-
-This module imports nothing heavy: ``--help`` and usage errors answer before
-LangChain is loaded, and the commands (``_cli_commands``) are imported inside
-:func:`main`, where Ctrl-C at any moment ends with status 130 and one line.
+Building it imports nothing heavy (argparse and the argument types only), so
+``--help`` answers before LangChain is loaded. A new command is a
+:func:`new_parser` call here and a branch in :func:`lcel_agent.cli._commands.dispatch`.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
 
-from . import __version__
-from ._cli_status import EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
-from ._cli_types import any_int, positive_float, positive_int, rate, scale, temperature
-from ._redact import redact
-from .batch import _cli as batch_cli
+from .. import __version__
+from . import _batch as batch_cli
+from ._types import (
+    any_int,
+    base_url,
+    positive_float,
+    positive_int,
+    rate,
+    scale,
+    temperature,
+    thread_id,
+)
 
-__all__ = ["EXIT_CODES", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "build_parser", "main"]
+__all__ = ["build_parser", "new_parser"]
 
 # The epilog, one paragraph each, so a new section (a command, a limit) is one more entry.
 _EPILOG_PARTS = (
@@ -47,11 +36,12 @@ exit status:
   5    drift       the model kept repeating itself after one nudge
   6    llm_error   the model API failed for good (bad key, retries exhausted, ...)
   7    budget      the token or time budget was spent
-  8    paused      tool calls wait for a person's decision (a checkpointed agent's
-                   approve=pause; --confirm asks at once and never pauses)
-  2    usage       bad arguments, OPENAI_API_KEY missing, invalid configuration
+  8    paused      tool calls wait for a person's decision (run --pause; then
+                   resume --approve or --deny; --confirm asks at once instead)
+  2    usage       bad arguments, OPENAI_API_KEY missing, invalid configuration,
+                   a STORE or thread that cannot be used, a thread that is busy
   1    internal    an unexpected error (please report it)
-  130  interrupted Ctrl-C""",
+  130  interrupted Ctrl-C (a checkpointed run prints the command that resumes it)""",
     """\
 time limits (run):
   Each model call makes up to 3 attempts of at most --timeout seconds, waiting
@@ -64,17 +54,25 @@ time limits (run):
   the run stops with exit 7 within about a second of T, plus any tool call
   still running (at most 3 x 30 s).""",
     """\
-environment (run):
-  OPENAI_API_KEY   the provider's key (required; never printed)
-  OPENAI_BASE_URL  an OpenAI-compatible endpoint: DeepSeek, Qwen, vLLM, Ollama, ...
+environment (run, resume):
+  OPENAI_API_KEY   the provider's key (required; never printed, never stored)
+  OPENAI_BASE_URL  an OpenAI-compatible endpoint: DeepSeek, Qwen, vLLM, Ollama,
+                   a local llama.cpp server ... (--base-url wins over it)
   AMAP_KEY         an Amap (高德) Web服务 key, for the get_weather tool
   --simulate needs none of them: a simulated model and fake Amap and Baidu
   services run on 127.0.0.1 for the command's duration.""",
+    """\
+resumable runs (run --checkpoint, resume, threads):
+  STORE is a SQLite file (run makes it if missing) or a postgresql:// URL. Every
+  loop of the run is checkpointed on a thread (--thread ID, or a new id, printed);
+  after a crash, Ctrl-C or a pause, `lcel-agent resume ID --checkpoint STORE`
+  goes on where the run stopped, with the run's own options, and asks the model
+  nothing twice. `lcel-agent threads --checkpoint STORE` lists the runs.""",
 )
 _EPILOG = "\n\n".join(_EPILOG_PARTS) + "\n"
 
 
-def _new_parser(
+def new_parser(
     commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help: str
 ) -> argparse.ArgumentParser:
     parser = commands.add_parser(
@@ -102,7 +100,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``lcel-agent`` (``run``, ``demo``, ``report``, ``batch``)."""
+    """The argument parser of ``lcel-agent`` (``run``, ``demo``, ``report``, ``resume``,
+    ``threads``, ``batch``)."""
     parser = argparse.ArgumentParser(
         prog="lcel-agent",
         description="Run an LCEL agent with the weather and search tools, and watch every loop.",
@@ -112,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lcel-agent {__version__}")
     # Not required here: main() says "a command is needed" itself, after any unknown option.
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    run = _new_parser(
+    run = new_parser(
         commands, "run", "run TASK on a model (OPENAI_API_KEY), or offline with --simulate"
     )
     run.add_argument("task", nargs="?", default=None, metavar="TASK",
@@ -125,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--task-file", type=Path, default=None, metavar="PATH",
                      help="read the task from a UTF-8 text file (any length)")  # fmt: skip
     run.add_argument("--model", default="gpt-4o-mini", help="model name (default gpt-4o-mini)")
+    _base_url(run, "(wins over OPENAI_BASE_URL)")
     _common(run)
     run.add_argument("--memory-tokens", type=positive_int, default=800, metavar="N",
                      help="the memory window's token budget (default 800)")  # fmt: skip
@@ -138,7 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="stop (exit 7) once the run has used N tokens")  # fmt: skip
     run.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                      help="stop (exit 7) once the run has taken this long")  # fmt: skip
-    demo = _new_parser(
+    _store(run, "checkpoint every loop in STORE (a SQLite file, made if missing, or a "
+                "postgresql:// URL), so `lcel-agent resume` can continue the run")  # fmt: skip
+    run.add_argument("--thread", type=thread_id, default=None, metavar="ID",
+                     help="the run's thread in STORE (default: a new id, printed); "
+                     "a finished thread's conversation goes on")  # fmt: skip
+    run.add_argument("--pause", action="store_true",
+                     help="stop before each tool call (exit 8) until `lcel-agent resume "
+                     "--approve` or `--deny`; needs --checkpoint")  # fmt: skip
+    demo = new_parser(
         commands, "demo", "the article's task, fully offline: simulated model, fake Amap and Baidu"
     )
     demo.add_argument("--noise", type=scale, default=1.0, metavar="SCALE",
@@ -151,104 +159,53 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seed of the noise and faults (default 15: a run that meets "
                       "and recovers from a format error)")  # fmt: skip
     _common(demo)
-    report = _new_parser(
+    report = new_parser(
         commands, "report", "turn results (a batch's JSON Lines, or a run's --json) into HTML"
     )
     report.add_argument("results", type=Path, metavar="RESULTS",
                         help="a batch's results.jsonl, or the output of run/demo --json")  # fmt: skip
     report.add_argument("--out", type=Path, default=None, metavar="PATH",
                         help="where to write the HTML (default: RESULTS with .html)")  # fmt: skip
-    # More subcommands (e.g. `batch`) register here with _new_parser(commands, ...) and
-    # get a branch in _cli_commands.dispatch; keep their imports inside the command.
-    batch_cli.add_parser(commands)  # `batch`: the batch room's own parser (argparse only)
+    _resumable(commands)
+    # More subcommands register here with new_parser(commands, ...) and get a branch
+    # in _commands.dispatch; keep their imports inside the command.
+    batch_cli.add_parser(commands)  # `batch`: its own module (argparse only until it runs)
     return parser
 
 
-# --- checks that need no LangChain: usage errors come before anything else -----------------
-def _read_task(args: argparse.Namespace, fail: Callable[[str], NoReturn]) -> str | None:
-    """The task text of ``run``: the argument, standard input (``-``) or ``--task-file``."""
-    if args.task is not None and args.task_file is not None:
-        fail("give the task either as TASK or with --task-file, not both")
-    if args.task is None and args.task_file is None:
-        if args.simulate:
-            return None  # the article's task, filled in by the command
-        fail("a task is needed: TASK, '-' to read it from standard input, or --task-file PATH")
-    source = "-" if args.task == "-" else args.task_file
-    if source is None:
-        text: str = args.task
-    else:
-        where = "standard input" if str(source) == "-" else str(source)
-        try:
-            data = sys.stdin.buffer.read() if str(source) == "-" else Path(source).read_bytes()
-            text = data.decode("utf-8-sig")
-        except OSError as exc:
-            fail(f"cannot read the task from {where}: {exc.strerror or exc}")
-        except UnicodeDecodeError:
-            fail(f"the task in {where} is not UTF-8 text")
-    if not text.strip():
-        fail("the task is empty")
-    return text
+def _store(parser: argparse.ArgumentParser, help: str, *, required: bool = False) -> None:
+    parser.add_argument("--checkpoint", default=None, required=required, metavar="STORE",
+                        help=help)  # fmt: skip
 
 
-def _check_out(path: Path | None, option: str, fail: Callable[[str], NoReturn]) -> None:
-    """Fail now, not after a paid run, when ``path`` cannot be written."""
-    if path is None:
-        return
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        fail(f"{option} {path} is a directory; give a file name")
-    if not parent.is_dir():
-        fail(f"{option} {path}: the folder {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        fail(f"{option} {path}: not writable")
+def _base_url(parser: argparse.ArgumentParser, when: str) -> None:
+    parser.add_argument("--base-url", type=base_url, default=None, metavar="URL",
+                        help="an OpenAI-compatible endpoint, e.g. a local model's "
+                        f"http://127.0.0.1:8080/v1 {when}")  # fmt: skip
 
 
-def _check(args: argparse.Namespace) -> None:
-    fail = args.command_parser.error
-    if args.command == "run":
-        args.task = _read_task(args, fail)
-    if args.command in ("run", "demo"):
-        _check_out(args.report, "--report", fail)
-    if args.command == "report":
-        if not args.results.is_file():
-            fail(f"no such file: {args.results}")
-        args.out = args.out or args.results.with_suffix(".html")
-        _check_out(args.out, "--out", fail)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    try:
-        parser = build_parser()
-        try:
-            args, extra = parser.parse_known_args(argv)
-            if args.command is None:
-                unknown = [arg for arg in extra if arg.startswith("-")]
-                if unknown:
-                    parser.error(f"unknown option {unknown[0]} (see lcel-agent --help)")
-                parser.error("a command is needed: run, demo, batch or report")
-            if extra:
-                args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
-            _check(args)
-        except SystemExit as exit_:  # --help, or a usage error already printed by argparse
-            return int(exit_.code or 0)
-        from ._cli_commands import dispatch  # LangChain is imported from here on
-
-        return dispatch(args)
-    except BrokenPipeError:
-        # The reader went away (``| head``): say nothing more, and keep Python's
-        # flush at exit from complaining about the closed pipe.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_INTERNAL
-    except KeyboardInterrupt:
-        print("lcel-agent: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Exception as exc:  # never a traceback that could quote a key
-        print(
-            f"lcel-agent: internal error: {redact(f'{type(exc).__name__}: {exc}')}", file=sys.stderr
-        )
-        return EXIT_INTERNAL
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+def _resumable(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``resume`` and ``threads``: the runs a STORE holds."""
+    resume = new_parser(
+        commands, "resume", "continue a checkpointed run after a crash, Ctrl-C or a pause"
+    )
+    resume.add_argument("thread", type=thread_id, metavar="ID",
+                        help="the run's thread (lcel-agent threads lists them)")  # fmt: skip
+    _store(resume, "where the run is checkpointed (never made here)", required=True)
+    decision = resume.add_mutually_exclusive_group()
+    decision.add_argument("--approve", action="store_true",
+                          help="a paused run: run the tool calls that wait")  # fmt: skip
+    decision.add_argument("--deny", action="store_true",
+                          help="a paused run: refuse them (the model is told, and goes on)")  # fmt: skip
+    resume.add_argument("--reason", default=None, metavar="TEXT",
+                        help="with --deny: what the model is told instead of a result")  # fmt: skip
+    resume.add_argument("--json", action="store_true",
+                        help="print the result as JSON only (no live trace), for scripts")  # fmt: skip
+    resume.add_argument("--report", type=Path, default=None, metavar="PATH",
+                        help="also write the whole run as a self-contained HTML report")  # fmt: skip
+    _base_url(resume, "(default: the run's own, else OPENAI_BASE_URL)")
+    threads = new_parser(commands, "threads", "list the runs a checkpoint STORE holds")
+    _store(threads, "a SQLite file or a postgresql:// URL (never made here)", required=True)
+    threads.add_argument("--json", action="store_true",
+                         help="print a JSON list of {thread_id, task, state, stop_reason, "
+                         "loops, updated_at}")  # fmt: skip

@@ -28,16 +28,26 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from ._redact import redact
-from .state import Action, AgentResult, Observation, StepRecord, StopReason
+from .._redact import redact
+from ..state import Action, AgentResult, Observation, StepRecord, StopReason
 
-__all__ = ["Display", "PlainDisplay", "RichDisplay", "StatusWatch", "make_display", "step_rows"]
+__all__ = [
+    "Display",
+    "PlainDisplay",
+    "RichDisplay",
+    "StatusWatch",
+    "call_text",
+    "make_display",
+    "one_line",
+    "pad",
+    "step_rows",
+]
 
 _INPUT_CHARS = 40
 _RESULT_CHARS = 200
 
 
-def _one_line(text: str, limit: int) -> str:
+def one_line(text: str, limit: int) -> str:
     flat = " ".join(redact(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
@@ -46,7 +56,7 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def _pad(text: str, width: int) -> str:
+def pad(text: str, width: int) -> str:
     """``text`` cut or padded to ``width`` terminal columns (CJK characters take two)."""
     if _width(text) > width:
         while text and _width(text) > width - 1:
@@ -55,7 +65,7 @@ def _pad(text: str, width: int) -> str:
     return text + " " * (width - _width(text))
 
 
-def _call(action: Action) -> str:
+def call_text(action: Action) -> str:
     value = action.tool_input
     if isinstance(value, dict) and len(value) == 1:
         (value,) = value.values()
@@ -67,25 +77,25 @@ def _call(action: Action) -> str:
         shown = (
             value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         )
-    return f"{action.tool}({_one_line(shown, _INPUT_CHARS)})"
+    return f"{action.tool}({one_line(shown, _INPUT_CHARS)})"
 
 
 def _outcome(observation: Observation) -> tuple[str, str]:
     """``(status, text)``: ``ok`` or the error class, and the observation's first words."""
     status = "ok" if observation.ok else (observation.error_class or "error")
-    return str(status), _one_line(observation.output, _RESULT_CHARS)
+    return str(status), one_line(observation.output, _RESULT_CHARS)
 
 
 def step_rows(record: StepRecord) -> list[tuple[str, str, str]]:
     """One ``(call, status, text)`` row per action of a loop (one row when it had none)."""
     if any(a.is_final for a in record.actions) and record.error is None:
         return [("final", "answer", "")]
-    rows = [(_call(o.action), *_outcome(o)) for o in record.observations]
+    rows = [(call_text(o.action), *_outcome(o)) for o in record.observations]
     if rows:
         return rows
-    call = ", ".join(_call(a) for a in record.actions) or "—"
+    call = ", ".join(call_text(a) for a in record.actions) or "—"
     if record.error is not None:
-        return [(call, record.error.error_class.value, _one_line(record.error.message, 120))]
+        return [(call, record.error.error_class.value, one_line(record.error.message, 120))]
     return [(call, "not run", "")]
 
 
@@ -117,12 +127,17 @@ class StatusWatch(BaseCallbackHandler):
     """
 
     def __init__(
-        self, on_status: Any, *, timeout: float | None = None, retries: int | None = None
+        self,
+        on_status: Any,
+        *,
+        timeout: float | None = None,
+        retries: int | None = None,
+        step: int = 1,
     ) -> None:
         self.on_status = on_status
         self.timeout = timeout
         self.retries = retries
-        self.step = 1
+        self.step = step
         self._attempts: list[UUID] = []
         # What ended each attempt: None while it runs, else the error's type name or "".
         self._ended: dict[UUID, str | None] = {}
@@ -177,7 +192,7 @@ class StatusWatch(BaseCallbackHandler):
         self, serialized: dict[str, Any], input_str: str, *, run_id: UUID, **kwargs: Any
     ) -> None:
         name = (serialized or {}).get("name") or kwargs.get("name") or "a tool"
-        self._say(f"running {name}({_one_line(str(input_str), _INPUT_CHARS)})…")
+        self._say(f"running {name}({one_line(str(input_str), _INPUT_CHARS)})…")
 
 
 class Display(Protocol):
@@ -205,7 +220,7 @@ class PlainDisplay:
         print(text, file=self.out, flush=True)
 
     def header(self, task: str, facts: Sequence[str]) -> None:
-        self._print(f"task: {_one_line(task, 300)}")
+        self._print(f"task: {one_line(task, 300)}")
         self._print(" · ".join(facts))
         self._print(f"{'#':>3}  {'action':<30}  {'result':<13} {'tokens':>9} {'ms':>9}")
 
@@ -228,9 +243,9 @@ class PlainDisplay:
         for index, (call, status, text) in enumerate(step_rows(record)):
             first = index == 0
             self._print(
-                f"{record.step if first else '':>3}  {_pad(call, 30)}  {_pad(status, 13)}"
+                f"{record.step if first else '':>3}  {pad(call, 30)}  {pad(status, 13)}"
                 f" {_tokens(record) if first else '':>9} {_ms(record) if first else '':>9}"
-                + (f"  {_one_line(text, 100)}" if text else "")
+                + (f"  {one_line(text, 100)}" if text else "")
             )
         if self._watch is not None:
             self._watch.next_step(record.step + 1)
@@ -262,7 +277,7 @@ class RichDisplay:
     def header(self, task: str, facts: Sequence[str]) -> None:
         from rich.text import Text
 
-        self.console.print(Text.assemble(("task ", "bold"), _one_line(task, 300)))
+        self.console.print(Text.assemble(("task ", "bold"), one_line(task, 300)))
         self.console.print(Text(" · ".join(facts), style="dim"))
 
     @contextmanager
@@ -322,13 +337,16 @@ class RichDisplay:
             self.console.print(Text(redact(line), style="dim"))
 
 
-def make_display(*, llm_timeout: float | None = None, llm_retries: int | None = None) -> Display:
+def make_display(
+    *, llm_timeout: float | None = None, llm_retries: int | None = None, first_step: int = 1
+) -> Display:
     """A :class:`RichDisplay` when rich is installed, else a :class:`PlainDisplay`.
 
-    ``llm_timeout`` and ``llm_retries`` let the status line say why an attempt was retried.
+    ``llm_timeout`` and ``llm_retries`` let the status line say why an attempt was retried;
+    ``first_step`` is the first loop's number (a resumed run goes on from its own).
     """
     try:
         import rich  # noqa: F401
     except ImportError:
-        return PlainDisplay(timeout=llm_timeout, retries=llm_retries)
-    return RichDisplay(timeout=llm_timeout, retries=llm_retries)
+        return PlainDisplay(timeout=llm_timeout, retries=llm_retries, step=first_step)
+    return RichDisplay(timeout=llm_timeout, retries=llm_retries, step=first_step)

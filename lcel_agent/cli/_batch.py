@@ -8,7 +8,8 @@
         --executor ray --address auto --workers 16
 
 Building the parser imports nothing heavy (no langchain, Ray or rich): ``lcel-agent
---help`` stays fast. The job itself is :func:`lcel_agent.batch.run_batch`.
+--help`` stays fast. The job itself is the batch room's :func:`lcel_agent.batch.run_batch`;
+this module is its command line.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import os
 import sys
 from typing import Any, Literal
 
-from .._cli_types import per_minute, positive_float, positive_int
+from ._types import per_minute, positive_float, positive_int
 
 __all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "add_parser", "default_agent", "run"]
 
@@ -134,8 +135,9 @@ def default_agent(model: str = "gpt-4o-mini", llm_timeout: float = DEFAULT_LLM_T
 
 def _usage_problem(args: argparse.Namespace, executor: str) -> str | None:
     """What is wrong with the options, in the command's words, before anything runs."""
-    from ._limiter import RateSchedule
-    from ._local import timeout_needed
+    # The local executor's own rule for how long a call may wait its turn under --rpm.
+    from ..batch._limiter import RateSchedule
+    from ..batch._local import timeout_needed
 
     if args.workers is not None and executor == "local" and args.workers != 1:
         return (
@@ -172,16 +174,15 @@ def _rate_advice(rpm: float, timeout: float, need: float, *, custom: bool) -> st
 def run(args: argparse.Namespace) -> int:
     """Run the ``batch`` subcommand; return the exit status (see the epilog)."""
     from .._redact import redact
-    from ..errors import ConfigurationError
-    from ._items import TaskFile
-    from ._runner import run_batch
-    from .errors import (
+    from ..batch import TaskFile, run_batch
+    from ..batch.errors import (
         BatchError,
         BatchInputError,
         BatchInterrupted,
         BatchStoreError,
         RateTooLowError,
     )
+    from ..errors import ConfigurationError
 
     wants_ray = args.executor == "ray" or (args.executor is None and args.address is not None)
     executor: Literal["local", "ray"] = "ray" if wants_ray else "local"

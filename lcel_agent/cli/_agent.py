@@ -1,0 +1,155 @@
+"""The agent of ``run`` and ``resume``: an OpenAI-compatible model and the bundled tools.
+
+::
+
+    options = options_of(args)                    # what the command line asked for
+    with simulated(options.simulate), built(options, checkpointer=saver) as made:
+        made.agent.stream(task, config)           # made.facts: the header's line
+
+``resume`` builds from the :class:`~lcel_agent.cli._record.RunOptions` its run kept,
+so the resumed run has the same model, protocol, window and approver. The key is read
+from the environment here, each time, and never kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .._redact import redact, register_secret
+from ._record import RunOptions
+
+__all__ = ["NO_KEY", "Built", "MissingKeyError", "built", "key", "options_of", "simulated"]
+
+NO_KEY = """\
+lcel-agent run needs an OpenAI-compatible chat model. Set:
+
+  export OPENAI_API_KEY=<your key>
+  export OPENAI_BASE_URL=<endpoint>   # optional: DeepSeek, Qwen, vLLM, Ollama ... (default: OpenAI)
+  export AMAP_KEY=<Amap Web服务 key>   # optional: lets the get_weather tool work
+
+Or try it offline, with no key and no network (a simulated model on 127.0.0.1):
+
+  lcel-agent run --simulate "查询北京今天的天气"
+  lcel-agent demo                      # the article's task, with a noisy model
+"""
+
+
+class MissingKeyError(Exception):
+    """``OPENAI_API_KEY`` is not set: the command prints :data:`NO_KEY` and exits 2."""
+
+
+def key() -> str:
+    """The model's key from the environment (registered as a secret); MissingKeyError."""
+    found = os.environ.get("OPENAI_API_KEY", "").strip()
+    if not found:
+        raise MissingKeyError
+    register_secret(found)
+    return found
+
+
+def options_of(args: argparse.Namespace) -> RunOptions:
+    """The options ``run`` was given (the base URL: ``--base-url``, else the environment's)."""
+    env_url = os.environ.get("OPENAI_BASE_URL", "").strip() or None
+    return RunOptions(
+        model=args.model,
+        # --simulate points the environment at its own model once it starts: not kept.
+        base_url=args.base_url or (None if args.simulate else env_url),
+        protocol=args.protocol,
+        max_loops=args.max_loops,
+        max_errors=args.max_errors,
+        memory_tokens=args.memory_tokens,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        timeout=args.timeout,
+        token_budget=args.token_budget,
+        time_budget=args.time_budget,
+        pause=bool(getattr(args, "pause", False)),
+        confirm=args.confirm,
+        simulate=args.simulate,
+    )
+
+
+def simulated(on: bool) -> contextlib.AbstractContextManager[Any]:
+    """``--simulate``: the simulated model and fake services on loopback, while open.
+
+    The simulated model answers from the conversation alone, so a fresh one (a
+    ``resume`` in a new process) goes on exactly where the last one was.
+    """
+    if not on:
+        return contextlib.nullcontext()
+    from ..testing.offline import simulated_services
+
+    return simulated_services()
+
+
+@dataclass
+class Built:
+    """The agent, its model and the header's facts."""
+
+    agent: Any
+    llm: Any
+    facts: list[str]
+    timeout: float
+    """Each model call's time limit (the status line says when one ran out)."""
+
+
+@contextlib.contextmanager
+def built(
+    options: RunOptions, *, checkpointer: Any = None, base_url: str | None = None
+) -> Iterator[Built]:
+    """Build the agent of ``options``; ``base_url`` overrides the kept one. Closes the
+    model's own HTTP client at the end. MissingKeyError without ``OPENAI_API_KEY``."""
+    api_key = key()
+    from langchain_openai import ChatOpenAI
+
+    from ..agent import create_agent
+    from ..approval import TerminalApprover, pause
+    from ..memory import SlidingWindowMemory
+    from ..stages.llm_client import is_own_client
+    from ..tools import get_weather, search_baidu
+
+    url = base_url or options.base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or None
+    llm = ChatOpenAI(
+        model=options.model,
+        api_key=api_key,  # type: ignore[arg-type]
+        base_url=url,
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,  # type: ignore[call-arg]
+        timeout=options.timeout,
+    )
+    approve: Any = pause if options.pause else TerminalApprover() if options.confirm else None
+    agent = create_agent(
+        llm,
+        [get_weather, search_baidu],
+        max_loops=options.max_loops,
+        max_errors=options.max_errors,
+        memory=SlidingWindowMemory(max_tokens=options.memory_tokens),
+        protocol=options.protocol,
+        llm_timeout=options.timeout,
+        token_budget=options.token_budget,
+        time_budget=options.time_budget,
+        approve=approve,
+        checkpointer=checkpointer,
+    )
+    facts = [
+        f"model {options.model}"
+        + (f" @ {redact(url)}" if url else "")
+        + (" (--simulate: simulated model, fake Amap and Baidu)" if options.simulate else ""),
+        f"protocol {options.protocol}",
+        f"max_loops {options.max_loops}",
+        f"max_errors {options.max_errors}",
+        f"memory {options.memory_tokens} tokens",
+    ]
+    try:
+        yield Built(agent, llm, facts, options.timeout)
+    finally:
+        # The command built the model, so it closes the model's connections; but not
+        # langchain-openai 1.x's client shared by the endpoint: a second run in this
+        # process (main() called again) would find it closed.
+        if is_own_client(llm.root_client):
+            llm.root_client.close()

@@ -1,0 +1,220 @@
+"""The work of ``lcel-agent run``, ``demo`` and ``report``, once the arguments are checked.
+
+``run --checkpoint``, ``resume`` and ``threads`` live in ``_resume`` and ``_threads``.
+
+:func:`lcel_agent.cli.main` parses and checks the command line without importing
+LangChain, then calls :func:`dispatch`; everything heavy is imported from here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import sys
+from typing import Any
+
+from ..errors import ConfigurationError
+from ..memory import SlidingWindowMemory
+from ..testing.tasks import ARTICLE_TASK
+from ._agent import NO_KEY, MissingKeyError, built, options_of, simulated
+from ._drive import finish, say
+from ._status import EXIT_USAGE
+
+__all__ = ["dispatch", "window_warning"]
+
+# The default noise of the demo's model, scaled by --noise: roughly what a small
+# model at temperature 0.2 shows on this task (fences are common, broken JSON rare).
+_DEMO_NOISE = {
+    "repeat_success": 0.03,
+    "misspelt_tool": 0.05,
+    "dict_input": 0.10,
+    "fenced_json": 0.25,
+    "prose_json": 0.10,
+    "invalid_json": 0.04,
+}
+
+#: Below this share of the window left after the pinned messages, tool results starve.
+MIN_ROOM_SHARE = 0.25
+
+
+def window_warning(memory: SlidingWindowMemory, system_prompt: str, task: str) -> str | None:
+    """A warning when the system prompt and the task leave under a quarter of the window.
+
+    The window pins both; what is left is all the room tool results and replies
+    get, so a task near the window's size makes every loop see almost nothing.
+    """
+    # The window logs its own warning for library users; here this one, which names the
+    # flag to fix it, is said instead (once, before the run).
+    logging.getLogger("lcel_agent.memory").setLevel(logging.ERROR)
+    window = memory.fresh()
+    window.add_system(system_prompt)
+    window.add_user(task)
+    pinned, budget = window.pinned_tokens, window.max_tokens
+    if budget - pinned >= budget * MIN_ROOM_SHARE:
+        return None
+    room = max(0, budget - pinned)
+    # The smallest window that leaves a quarter free, rounded up to a hundred.
+    enough = math.ceil(pinned / (1 - MIN_ROOM_SHARE) / 100) * 100
+    return (
+        f"warning: the system prompt and the task take {pinned:,} of the memory window's "
+        f"{budget:,} tokens, leaving {room:,} for tool results and replies (under a quarter): "
+        f"the model will see little or nothing of what its tools return. "
+        f"Give --memory-tokens {enough} or more."
+    )
+
+
+def _approver(args: argparse.Namespace) -> Any:
+    """``--confirm``: a person at the terminal approves each tool call."""
+    from ..approval import TerminalApprover
+
+    return TerminalApprover() if args.confirm else None
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    if args.checkpoint is not None:
+        from ._resume import run_checkpointed
+
+        status: int = run_checkpointed(args)
+        return status
+    if args.simulate:
+        args.task = args.task or ARTICLE_TASK.prompt
+    options = options_of(args)
+    try:
+        with simulated(options.simulate), built(options) as made:
+            warning = window_warning(made.agent.memory, made.agent.system_prompt, args.task)
+            if warning is not None:
+                say(warning)
+            return finish(
+                lambda config: made.agent.stream(args.task, config),
+                args,
+                args.task,
+                made.facts,
+                llm_timeout=options.timeout,
+                llm_retries=3,
+            )
+    except MissingKeyError:
+        print(NO_KEY, file=sys.stderr, end="")
+        return EXIT_USAGE
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from langchain_openai import ChatOpenAI
+
+    from ..agent import create_agent
+    from ..testing.article import ArticleTaskModel, NoiseProfile
+    from ..testing.faults import FaultProfile, Latency
+    from ..testing.server import SimulatedOpenAIServer
+    from ..testing.services import FakeAmapServer, FakeBaiduServer, use_services
+    from ..tools import WeatherTool, search_baidu
+
+    noise = NoiseProfile(**{k: min(1.0, v * args.noise) for k, v in _DEMO_NOISE.items()})
+    model = ArticleTaskModel(noise=noise, seed=args.seed)
+    rate = args.faults
+    faults = FaultProfile(
+        rate_limit=rate / 2, server_error=rate / 4, drop=rate / 4, retry_after=0.2, seed=args.seed
+    )
+    # Short simulated latencies and timeouts: the demo shows every failure path in seconds.
+    weather = WeatherTool(request_timeout=0.4, time_limit=1.2, retry_wait=0.05)
+    with (
+        SimulatedOpenAIServer(model, faults=faults, latency=Latency(0.05, 0.0005)) as server,
+        FakeAmapServer(
+            fault_rate=rate, fault_mode="slow", slow_seconds=1.0, seed=args.seed
+        ) as amap,
+        FakeBaiduServer() as baidu,
+        use_services(amap, baidu),
+    ):
+        llm = ChatOpenAI(
+            model="gpt-4o-mini",
+            base_url=server.base_url,
+            api_key="offline-demo",  # type: ignore[arg-type]
+            temperature=0.2,
+            max_tokens=1024,  # type: ignore[call-arg]
+        )
+        agent = create_agent(
+            llm,
+            [weather, search_baidu],
+            max_loops=args.max_loops,
+            max_errors=args.max_errors,
+            protocol=args.protocol,
+            llm_timeout=10.0,
+            llm_backoff=(0.05, 0.5),
+            approve=_approver(args),
+        )
+        facts = [
+            f"offline demo: simulated gpt-4o-mini at {server.base_url}, fake Amap and Baidu",
+            f"noise ×{args.noise:g}, faults {rate:g}, seed {args.seed}",
+            f"protocol {args.protocol}, max_loops {args.max_loops}, max_errors {args.max_errors}",
+        ]
+
+        def extra() -> list[str]:
+            injected = ", ".join(f"{k}×{n}" for k, n in sorted(model.noise_counts.items()))
+            api_faults = sum(1 for r in server.chat_requests if r.fault is not None)
+            return [
+                f"simulated noise: {injected or 'none'}; model API faults: {api_faults}",
+            ]
+
+        try:
+            return finish(
+                lambda config: agent.stream(ARTICLE_TASK.prompt, config),
+                args,
+                ARTICLE_TASK.prompt,
+                facts,
+                extra,
+                llm_timeout=10.0,
+                llm_retries=3,
+            )
+        finally:
+            llm.root_client.close()  # as in _cmd_run
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from ..report import read_results, render_batch, render_run
+
+    try:
+        records, problems = read_results(args.results)
+    except (OSError, ValueError) as exc:
+        say(f"cannot read {args.results}: {exc}")
+        return EXIT_USAGE
+    for number, problem in problems:
+        say(f"{args.results}:{number}: {problem}; listed in the report")
+    if not records:
+        say(f"{args.results} holds no results")
+        return EXIT_USAGE
+    single = len(records) == 1 and "steps" in records[0] and "stop_reason" in records[0]
+    if single:
+        page = render_run(records[0])
+        summary = f"one run ({records[0].get('stop_reason')})"
+    else:
+        page = render_batch(records, problems, title=args.results.name)
+        answered = sum(
+            1
+            for r in records
+            if isinstance(r.get("result"), dict) and r["result"].get("stop_reason") == "final"
+        )
+        summary = f"{len(records)} runs, {answered} answered"
+    args.out.write_text(page, encoding="utf-8")
+    say(f"{summary} → {args.out}")
+    return 0
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    """Run the checked command; return the exit status."""
+    if args.command == "batch":  # the batch room runs its own command, errors included
+        from ._batch import run as run_batch_command
+
+        return run_batch_command(args)
+    if args.command == "resume":  # checkpointed runs: their own module, errors included
+        from ._resume import resume_command
+
+        return resume_command(args)
+    if args.command == "threads":
+        from ._threads import threads_command
+
+        return threads_command(args)
+    commands = {"run": _cmd_run, "demo": _cmd_demo, "report": _cmd_report}
+    try:
+        return commands[args.command](args)
+    except ConfigurationError as exc:
+        say(str(exc))
+        return EXIT_USAGE
