@@ -114,7 +114,8 @@ def seed_window(
     """
     add = _add_native if native else _add_json
     window.add_system(system_prompt)
-    add(window, run.before)
-    window.add_user(run.question)
+    with window.placing():  # the conversation is history once its question arrives
+        add(window, run.before)
+        window.add_user(run.question)
     if run.after:
         add(window, run.after)

@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from lcel_agent.errors import ConfigurationError
 
-from .compaction import Compactor, Digest, Fact, Turn
+from .compaction import ANSWER_CALL, Compactor, Digest, Fact, Turn
 from .counters import TokenCounter, count_message
 from .shrink import shrink_message
 
@@ -236,8 +236,9 @@ class WindowRules:
         if compactor is not None:
             # The earlier exchanges of a session stay word for word while there is room,
             # and so does a failure until it is resolved: the model needs to see it whole.
+            # So does an answer: it is what the session's next question speaks to.
             current = itertools.islice(self._turns, self._history, None)
-            candidates = [turn for turn in current if not turn.failed]
+            candidates = [turn for turn in current if not turn.failed and not _answers(turn)]
             keep = len(candidates) if compactor.keep_turns is None else compactor.keep_turns
             extra = len(candidates) - keep
             for turn in candidates:
@@ -257,7 +258,11 @@ class WindowRules:
         while self._total > self.max_tokens and compactor is not None and self._digest.text:
             room = self._digest_cost - (self._total - self.max_tokens) - _DIGEST_SLACK
             fitted = compactor.fit(self._digest, max(room, 0), self.counter)
-            if fitted.text == self._digest.text:  # it cannot get smaller: let it go
+            if fitted.text == self._digest.text:
+                # It cannot get smaller. Ledger lines stay (what was called is never
+                # forgotten: see DigestCompactor); a digest of anything else goes.
+                if any(not fact.result for fact in fitted.facts):
+                    break
                 fitted = replace(
                     fitted, text="", facts=(), dropped=fitted.dropped + len(fitted.facts)
                 )
@@ -265,8 +270,11 @@ class WindowRules:
         if self._total > self.max_tokens and self._turns:
             self._shrink_newest()
         while self._total > self.max_tokens and self._turns:
-            # Not even markers fit: the pinned messages take the budget.
-            self._pop_exchange()
+            # Not even markers fit: the pinned messages (and the ledger) take the budget.
+            gone = [turn for turn in self._pop_exchange() if turn.facts]
+            if compactor is not None and gone:  # the calls they made still go into the ledger
+                self._set_digest((yield [turn.view() for turn in gone]))
+                self._compacted += len(gone)
 
     def _trim(self) -> None:
         steps = self._trim_steps()
@@ -297,3 +305,8 @@ class WindowRules:
                 self._truncated += 1
                 self._total -= newest.costs[index] - cost
                 newest.replace(index, smaller, cost)
+
+
+def _answers(turn: _Entry) -> bool:
+    """Whether ``turn`` is a final answer (and nothing else)."""
+    return bool(turn.facts) and all(fact.call == ANSWER_CALL for fact in turn.facts)

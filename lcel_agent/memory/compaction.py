@@ -10,12 +10,19 @@ sake. The default, :class:`DigestCompactor`, needs no model call: one line per
 tool call that established something, the head of its result (whole JSON items
 first), with a newer result of the same call replacing the older one. When the
 block outgrows its budget every line is shortened (to an equal share, down to
-``min_line_tokens``) before the oldest lines are dropped::
+``min_line_tokens``); then the oldest lines lose their results and keep only what
+was called and whether it worked: a *ledger* line, never dropped, so a model never
+calls again what it already did because the result scrolled out (the run keeps
+every result for the answer stage)::
 
     Done so far:
-    北京市天气：晴，温度25℃，湿度40%
+    get_weather(北京) ✓
     search_baidu(台风最新路径) → [{"title": "台风最新路径实时发布", "link": "..."}] …(+2 more)
     ✗ get_weather(火星): ERROR: Amap has no weather for '火星'
+
+The ledger lines alone may outgrow the budget on a run of hundreds of calls: they
+stay, and the window then holds more than its budget by them (it says so in
+``token_count``).
 
 A line names the call unless the result already names its input (``北京`` in
 ``北京市天气…``). ``DigestCompactor(keep_turns=1, eager=True)`` folds turns early
@@ -37,7 +44,10 @@ from lcel_agent._messages import has_media, message_text
 from .counters import TokenCounter
 from .shrink import head_text
 
-__all__ = ["HEADER", "Compactor", "Digest", "DigestCompactor", "Fact", "Turn"]
+__all__ = ["ANSWER_CALL", "HEADER", "Compactor", "Digest", "DigestCompactor", "Fact", "Turn"]
+
+#: The ``call`` of the fact a final answer establishes: ``Fact(ANSWER_CALL, answer)``.
+ANSWER_CALL = "final answer"
 
 HEADER = "Done so far:"
 """The line the default digest starts with."""
@@ -201,6 +211,10 @@ class DigestCompactor:
     turn tends to repeat it. True trades that for fewer tokens per call."""
     header: str = HEADER
     """The line shown before the digest."""
+    max_tokens: int | None = None
+    """The most the digest holds of results: past it, the oldest lines keep only their
+    ledger line (the run keeps every result for the answer stage), however much room the
+    window has left. None: as much as the window leaves it."""
 
     def __post_init__(self) -> None:
         if self.keep_turns is not None and self.keep_turns < 0:
@@ -222,7 +236,9 @@ class DigestCompactor:
 
     @staticmethod
     def line(fact: Fact) -> str:
-        """One fact as a digest line."""
+        """One fact as a digest line (a ledger line once its result is gone)."""
+        if not fact.result:
+            return f"{fact.call} ✓" if fact.ok else f"✗ {fact.call}"
         if not fact.ok:
             return f"✗ {fact.call}: {fact.result}"
         if fact.subject and fact.subject in fact.result:
@@ -267,12 +283,16 @@ class DigestCompactor:
                 entries.append(self._short(fact, self.line_tokens, counter))
         return self.fit(self._digest(digest, entries, digest.dropped), budget, counter)
 
+    def _budget(self, budget: int) -> int:
+        return budget if self.max_tokens is None else min(budget, self.max_tokens)
+
     async def acompact(
         self, digest: Digest, turns: Sequence[Turn], budget: int, counter: TokenCounter
     ) -> Digest:
         return self.compact(digest, turns, budget, counter)
 
     def fit(self, digest: Digest, budget: int, counter: TokenCounter) -> Digest:
+        budget = self._budget(budget)
         entries, dropped = list(digest.facts), digest.dropped
         fitted = self._digest(digest, entries, dropped)
         if counter(fitted.block) <= budget:
@@ -293,10 +313,15 @@ class DigestCompactor:
             return self._digest(digest, best, dropped)
         entries = [self._short(entry, self.min_line_tokens, counter) for entry in entries]
         fitted = self._digest(digest, entries, dropped)
-        while counter(fitted.block) > budget and entries:
-            entries.pop(0)
-            dropped += 1
+        # Then the oldest lines become ledger lines, which stay whatever the budget (what a
+        # plain message said is no call: such a line goes).
+        index = 0
+        while index < len(entries) and counter(fitted.block) > budget:
+            if entries[index].call in _ROLES:
+                del entries[index]
+                dropped += 1
+            else:
+                entries[index] = replace(entries[index], result="")
+                index += 1
             fitted = self._digest(digest, entries, dropped)
-        if counter(fitted.block) > budget:
-            return replace(fitted, text="", facts=())
         return fitted

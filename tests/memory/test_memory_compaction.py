@@ -176,15 +176,28 @@ def test_a_newer_result_of_the_same_call_replaces_the_older_line():
     assert "✗" not in text and text.count("北京市天气") == 1
 
 
-def test_the_digest_stays_within_the_budget_oldest_lines_first():
-    memory = window(200, line_tokens=40)
+def test_old_lines_become_ledger_lines_within_the_budget_and_no_call_is_forgotten():
+    memory = window(400, line_tokens=40)
     cities = [f"城{i}" for i in range(40)]
     for city in cities:
         memory.add_turn(turn(weather(city)), facts=[weather(city)])
         assert memory.token_count == recount(memory) <= memory.max_tokens
     text = memory.messages[1].content
     assert "城39市天气" in memory.messages[-1].content and "城0市天气" not in text
-    assert memory.digest.dropped > 0 and f"({memory.digest.dropped} earlier steps dropped)" in text
+    # The oldest calls lost their results, never their line: every city is still named.
+    assert "get_weather(城0) ✓" in text and memory.digest.dropped == 0
+    assert all(f"get_weather({c})" in text or f"{c}市天气" in text for c in cities[:-1])
+
+
+def test_ledger_lines_stay_even_past_the_budget_and_say_what_was_called():
+    memory = window(200, line_tokens=40)
+    for i in range(40):
+        memory.add_turn(turn(weather(f"城{i}")), facts=[weather(f"城{i}")])
+        assert memory.token_count == recount(memory)
+    text = memory.messages[1].content
+    assert all(f"get_weather(城{i})" in text for i in range(39)) and memory.digest.dropped == 0
+    # Only the ledger can hold the window over its budget: the turns went first.
+    assert memory.token_count > memory.max_tokens and memory.turns == 0
 
 
 def test_the_newest_step_added_message_by_message_is_never_cut():
@@ -347,6 +360,7 @@ def test_compaction_keeps_the_window_exact_bounded_and_well_formed(steps, max_to
     memory.add_user("q")
     # The default keeps the newest turn whole whenever it fits beside the pinned messages.
     newest_whole = "keep_turns" not in options
+    called: set[str] = set()
     for kind, text, n in steps:
         fact = Fact(f"t({n})", text or "r", subject=str(n), key=f"t\x00{n}")
         added: list[BaseMessage] = []
@@ -371,10 +385,23 @@ def test_compaction_keeps_the_window_exact_bounded_and_well_formed(steps, max_to
         else:
             memory.add_user(text or "q2")
         cost = sum(count_message(m, memory.counter) for m in added)
-        if newest_whole and added and memory.pinned_tokens + cost <= max_tokens:
+        # ... beside the ledger too, which never leaves (the digest at its smallest).
+        room = max_tokens - memory.pinned_tokens - memory.digest_tokens
+        if newest_whole and added and cost <= room:
             assert memory.messages[-len(added) :] == added
         assert memory.token_count == recount(memory)
         assert memory.token_count <= max_tokens or memory.turns == 0
+        if kind in ("ok", "failed_call"):
+            called.add(f"t\x00{n}")
+        # No call is forgotten: a turn shows it, or the digest keeps its line (a ledger line
+        # at least), whatever the budget.
+        shown = {f.identity for f in memory.digest.facts}
+        shown |= {
+            f"t\x00{m}"
+            for m in range(6)
+            if any(m_.content == f"call {m}" for m_ in memory.messages)
+        }
+        assert called <= shown
         kinds = [m.type for m in memory.messages]
         assert kinds[0] == "system"
         # Never two assistant messages in a row, and every tool result follows its call.
