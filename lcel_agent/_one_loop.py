@@ -70,11 +70,14 @@ def listened(manager: BaseRunManager) -> bool:
 
 
 def _timed(state: AgentState, before: int, timings: list[tuple[str, float]]) -> AgentState:
-    """Write the loop's stage timings into the record it added (if it added one)."""
+    """Write the loop's stage timings into the record it added (if it added one): the
+    loop's own, the first; the answer stage's calls come after it."""
     if len(state.steps) <= before:
         return state
-    record = dataclasses.replace(state.steps[-1], stage_ms=tuple(timings))
-    return dataclasses.replace(state, steps=(*state.steps[:-1], record))
+    record = dataclasses.replace(state.steps[before], stage_ms=tuple(timings))
+    return dataclasses.replace(
+        state, steps=(*state.steps[:before], record, *state.steps[before + 1 :])
+    )
 
 
 def _ms_since(started: float) -> float:
@@ -84,11 +87,12 @@ def _ms_since(started: float) -> float:
 def _stage_config(
     config: RunnableConfig, loop_run: Any, name: str, tap: AnswerTap | None
 ) -> RunnableConfig | None:
-    """The config for ``call_llm`` when the answer streams: the tap sees its model only."""
-    if tap is None or name != "call_llm":
+    """The config for ``call_llm`` and ``answer`` when the answer streams: the tap sees
+    their models only."""
+    if tap is None or name not in ("call_llm", "answer"):
         return None
     callbacks: BaseCallbackManager = loop_run.get_child()
-    callbacks.add_handler(tap, inherit=True)
+    callbacks.add_handler(tap if name == "call_llm" else tap.writing(), inherit=True)
     return patch_config(config, callbacks=callbacks)
 
 

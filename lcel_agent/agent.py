@@ -46,7 +46,7 @@ from .durable import check_checkpointer, with_checkpoint
 from .errors import ConfigurationError, ErrorClass, Policy
 from .limits import Limits
 from .loop import AgentLoop
-from .memory import SlidingWindowMemory
+from .memory import AGENT_COMPACTOR, SlidingWindowMemory
 from .policies import resolve_policies
 from .protocols import JsonTranscript, ToolCallTranscript
 from .stages import (
@@ -60,9 +60,11 @@ from .stages import (
     ParseAction,
     ParseToolCalls,
     TrimMemory,
+    WriteAnswer,
     build_system_prompt,
     without_client_retries,
 )
+from .stages.answer import Answer
 from .stages.dispatch import Approve
 from .stages.prompt import tool_arguments
 from .structured import ResponseFormat
@@ -134,6 +136,7 @@ def create_agent(
     raise_on_failure: bool = False,
     approve: Approve | None = None,
     checkpointer: Any = None,
+    answer: Answer | str = "auto",
 ) -> AgentLoop:
     """Build an agent. See the README's configuration table for every option.
 
@@ -155,6 +158,11 @@ def create_agent(
     * ``checkpointer``: any LangGraph checkpoint saver; a run with a ``thread_id``
       in ``config["configurable"]`` is checkpointed loop by loop, and
       ``agent.invoke(None, config)`` resumes it after a crash (docs/durable.md).
+    * ``answer``: how the final answer is written once tools have succeeded:
+      ``"auto"`` keeps the model's own answer when it uses every result and otherwise
+      writes it from every result in a fresh, short context; ``"compose"`` always
+      writes it; ``"model"`` never does; an :class:`~lcel_agent.stages.answer.Answer`
+      sets the details (docs/answer.md).
 
     Raises:
         TypeError: an argument has the wrong type (a completion-only LLM, a
@@ -197,11 +205,14 @@ def create_agent(
     swapped = check_stages(stages)
     fmt = check_format(response_format, tool_list, protocol)
     approve = check_approve(approve)
+    options = Answer.of(answer)
     register_secrets(
         [*secrets_in(chat, tool_list, list(fallbacks.values())), *check_secrets(secrets)]
     )
 
     model = without_client_retries(chat, llm_timeout)
+    # The answer stage's model: no tools, no "nostream" tag (what it writes is the answer).
+    writer = model if options.llm is None else without_client_retries(options.llm, llm_timeout)
     tool_calling = protocol == "tool_calling"
     # Each tool's argument names: the parsers read `get_weather(city)` as get_weather.
     arguments = {t.name: list(tool_arguments(t)) for t in tool_list}
@@ -209,15 +220,18 @@ def create_agent(
         # The JSON protocol's replies are actions, not words for a chat UI: LangGraph's
         # stream_mode="messages" skips "nostream" runs and shows the agent's output messages.
         model = model.with_config(tags=["nostream"])
-    bound = _bind_tools(model, tool_list, parallel_tool_calls) if tool_calling else model
+    # No tools, nothing to bind (some providers refuse an empty tool list).
+    bound = _bind_tools(model, tool_list, parallel_tool_calls) if tool_calling and tool_list else model
+    limits_of_run = Limits(max_loops, token_budget, time_budget, reserve_final_answer, max_errors)
+    # Policy STOP for transient model errors means: no retries at all.
+    retries = 1 if resolved[ErrorClass.LLM_TRANSIENT] is Policy.STOP else llm_retries
     built: dict[str, Runnable[Any, Any]] = {
         "assemble_prompt": AssemblePrompt(),
         "call_llm": CallLLM(
             bound,
             final_llm=model,
             timeout=llm_timeout,
-            # Policy STOP for transient model errors means: no retries at all.
-            retries=1 if resolved[ErrorClass.LLM_TRANSIENT] is Policy.STOP else llm_retries,
+            retries=retries,
             backoff=llm_backoff,
             max_retry_after=max_retry_after,
         ),
@@ -237,14 +251,26 @@ def create_agent(
             max_concurrency=max_concurrency,
             max_observation_chars=max_observation_chars,
             approve=approve,
+            results_kept=options.mode != "model",
         ),
         "classify_error": ClassifyError(
             max_errors=max_errors,
             policies=resolved,
             transcript=ToolCallTranscript() if tool_calling else JsonTranscript(),
             return_direct=[t.name for t in tool_list if t.return_direct],
+            compose=options.mode != "model",
         ),
         "trim_memory": TrimMemory(),
+        "answer": WriteAnswer(
+            writer,
+            options=options,
+            limits=limits_of_run,
+            timeout=llm_timeout,
+            retries=retries,
+            backoff=llm_backoff,
+            max_retry_after=max_retry_after,
+            response_format=fmt,
+        ),
     }
     built.update(swapped)
     ordered = {name: built[name] for name in STAGE_NAMES}
@@ -261,14 +287,23 @@ def create_agent(
                 fmt=fmt,
             ),
         ),
-        memory=memory if memory is not None else SlidingWindowMemory(max_tokens=800),
-        limits=Limits(max_loops, token_budget, time_budget, reserve_final_answer, max_errors),
+        memory=memory if memory is not None else _default_window(options),
+        limits=limits_of_run,
         response_format=fmt,
         raise_on_failure=bool(raise_on_failure),
         native_tools=tool_calling,
         checkpointer=checkpointer,
         tool_names=sorted(names),
     )
+
+
+def _default_window(options: Answer) -> SlidingWindowMemory:
+    """800 tokens. With an answer stage that writes from every result, results leave the
+    window early (``AGENT_COMPACTOR``); without one (``answer="model"``) the model must see
+    them to answer, so turns stay word for word while there is room (the window's default)."""
+    if options.mode == "model":
+        return SlidingWindowMemory(max_tokens=800)
+    return SlidingWindowMemory(max_tokens=800, compactor=AGENT_COMPACTOR)
 
 
 def _prompt_or_default(

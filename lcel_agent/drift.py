@@ -6,9 +6,10 @@ dispatchers. An action *drifts* when
 * the same tool with the same input already failed in this run (one repeat
   of a call that only timed out, or of a failed call to an idempotent tool, is
   a retry, not drift), or was refused without running;
-* it already succeeded and its result is still in the memory window, word for
-  word or in the window's digest (when the window has lost it, asking again is
-  legitimate);
+* it already succeeded, and either the run keeps every result for its answer (the
+  answer stage: the window's ledger line says the call was made) or the result is
+  still in the memory window, word for word or in the window's digest (when
+  nothing keeps it, asking again is legitimate);
 * it completes an A, B, A, B oscillation between two actions;
 * it appears twice in one reply.
 
@@ -38,7 +39,7 @@ HistoryEntry = tuple[str, bool, str]
 def detect_drift(
     action: Action,
     history: Sequence[HistoryEntry],
-    window_texts: Iterable[str],
+    window_texts: Iterable[str] | None,
     batch: Sequence[Action] = (),
     *,
     may_retry: bool = False,
@@ -48,7 +49,8 @@ def detect_drift(
     Args:
         action: the action about to be dispatched.
         history: the run's earlier dispatches, oldest first.
-        window_texts: the texts of the messages now in the memory window.
+        window_texts: the texts of the messages now in the memory window, or None when
+            the run keeps every result (a call that succeeded is then never asked again).
         batch: the actions before this one in the same reply.
         may_retry: the tool is idempotent, so one repeat after any failure is a retry.
     """
@@ -59,6 +61,8 @@ def detect_drift(
     ran = [entry for entry in earlier if entry[2] != REFUSED]
     succeeded = [excerpt for _, ok, excerpt in ran if ok]
     if succeeded:
+        if window_texts is None:
+            return "it already succeeded, and its result is kept for your answer"
         # Asking again is legitimate only when the window no longer shows the result.
         excerpt = succeeded[-1]
         if not excerpt or any(excerpt in text for text in window_texts):

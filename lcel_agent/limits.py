@@ -166,4 +166,5 @@ def finish(state: AgentState) -> AgentResult:
         messages=tuple(state.memory.messages),
         compaction_usage=state.compaction_usage,
         compaction_calls=state.compaction_calls,
+        answer=state.answer,
     )

@@ -49,6 +49,8 @@ from .graph import loop_graph
 from .limits import Limits, finish, gate
 from .limits import limit_specs as _limit_specs
 from .memory import SlidingWindowMemory
+from .stages._results import gathered
+from .stages.answer import WriteAnswer
 from .state import AgentResult, AgentState, StepRecord, StopReason
 from .streaming import AnswerTap, aanswer_stream, answer_stream
 from .streaming.modes import ModeView, StreamMode, check_mode, joined
@@ -155,6 +157,14 @@ class AgentLoop(Runnable[Any, Any]):
             return self._prompt_for(persona)
         return f"{persona}\n\n{self.system_prompt}"
 
+    def _holds(self, state: AgentState) -> bool:
+        """Whether the acting model's answer this loop may yet be replaced by the answer
+        stage's (tools have succeeded), so a stream must not send it as it comes."""
+        stage = self.stages.get("answer")
+        if isinstance(stage, WriteAnswer) and stage.options.mode == "model":
+            return False
+        return bool(gathered(state))
+
     def _begin(self, value: Any, config: RunnableConfig) -> Journey:
         return self._threads.journey(value, config, self.limits)
 
@@ -223,12 +233,11 @@ class AgentLoop(Runnable[Any, Any]):
                 if tap is not None:
                     if tap.closed:
                         break
-                    tap.begin_loop()
+                    tap.begin_loop(hold=self._holds(state))
                 iterations += 1
                 before = len(state.steps)
                 state = trip.step(state, self._loop(quiet, iterations, trip.config, tap))
-                if len(state.steps) > before:
-                    yield state.steps[-1]
+                yield from state.steps[before:]  # the loop's record, and the answer stage's
             result = trip.finish(state, self._result(state))
         yield result
 
@@ -244,12 +253,12 @@ class AgentLoop(Runnable[Any, Any]):
             state, iterations = trip.state, trip.iterations
             while (state := trip.gate(state, trip.limits, iterations)).stop is None:
                 if tap is not None:
-                    tap.begin_loop()
+                    tap.begin_loop(hold=self._holds(state))
                 iterations += 1
                 before = len(state.steps)
                 state = await trip.astep(state, self._aloop(quiet, iterations, trip.config, tap))
-                if len(state.steps) > before:
-                    yield state.steps[-1]
+                for step in state.steps[before:]:
+                    yield step
             result = await trip.afinish(state, self._result(state))
         yield result
 

@@ -29,6 +29,7 @@ __all__ = [
     "FINAL_ACTION",
     "Action",
     "AgentResult",
+    "AnswerRecord",
     "Observation",
     "RunError",
     "StepRecord",
@@ -213,6 +214,9 @@ class StepRecord:
     reply: AIMessage | None = None
     """The model's reply as it came (id, ``response_metadata``, ``usage_metadata``), secrets
     masked; the ``{"messages": [...]}`` output is built from it."""
+    kind: str = "act"
+    """``"act"`` for a loop of the acting model; ``"answer"`` for a call of the answer stage,
+    which wrote (part of) the answer from the tools' results."""
 
     def __add__(self, other: Any) -> Any:
         # A stream's events add up to the last one: LangChain adds streamed chunks to
@@ -228,6 +232,42 @@ class StepRecord:
     def ok(self) -> bool:
         """True when the loop succeeded."""
         return self.error is None
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    """How the run's answer came to be (``result.answer``): the answer stage's account.
+
+    Set whenever tool calls succeeded and the model stopped acting. ``source`` says whose
+    words the answer is: the acting model's own final answer, kept because it uses every
+    result (``"model"``), or written by the answer stage in a fresh, short context from
+    every result the run gathered (``"composed"``).
+    """
+
+    source: str
+    """``"model"`` (the model's own answer, unchanged) or ``"composed"`` (the answer stage's)."""
+    trigger: str
+    """What ended the acting: ``final`` (an answer, in JSON or in prose), ``echo`` (the
+    results copied back, as a reply or as a final answer made of a result's own words),
+    ``cut`` (an answer cut off at the length limit), ``forced`` (the reserved last loop),
+    ``drift`` (the model only repeated calls it had made, with results in hand)."""
+    results: int
+    """Successful tool results the answer was checked against or written from."""
+    unused: tuple[str, ...] = ()
+    """The calls whose results the model's own answer did not use (``get_weather(北京)``):
+    why it was rewritten, or, when it was kept for want of a model call, what it lacks."""
+    draft: str | None = None
+    """The model's own answer, when the answer stage replaced it."""
+    calls: int = 0
+    """Model calls the answer stage made (each counts as a loop)."""
+    output_mode: str = ""
+    """How the composed answer was asked for: ``native`` (the server held the reply to a
+    JSON schema), ``prompted`` (JSON asked for in words) or ``text``."""
+    complete: bool = True
+    """False when some result is not in the answer: the loops or the budget ran out, or a
+    reply was cut short (``note`` says which). A cut answer is never passed off as whole."""
+    note: str = ""
+    """Why ``complete`` is False, or what the stage fell back from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +301,9 @@ class AgentResult:
     """Model calls the memory's compactor made (not counted in ``loops``)."""
     pending: tuple[Action, ...] = ()
     """With ``stop_reason="paused"``: the tool calls waiting for a decision, by ``call_id``."""
+    answer: AnswerRecord | None = None
+    """How the answer was written (None when no tool call succeeded, or the model was
+    still acting when the run stopped): see :class:`AnswerRecord`."""
 
     @property
     def ok(self) -> bool:

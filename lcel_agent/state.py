@@ -24,6 +24,7 @@ from .result import (
     FINAL_ACTION,
     Action,
     AgentResult,
+    AnswerRecord,
     Observation,
     RunError,
     StepRecord,
@@ -39,6 +40,7 @@ __all__ = [
     "Action",
     "AgentResult",
     "AgentState",
+    "AnswerRecord",
     "Observation",
     "RunError",
     "StepRecord",
@@ -88,6 +90,11 @@ class AgentState:
     """The final answer, once there is one."""
     error: RunError | None = None
     """The error that stopped the run (or the last loop error)."""
+    finished_by: str | None = None
+    """What ended the acting, once it ended (see :attr:`AnswerRecord.trigger`): the answer
+    stage reads it to decide whether the answer needs writing."""
+    answer: AnswerRecord | None = None
+    """The answer stage's account of the answer, once it decided."""
     # --- per loop ---
     prompt: tuple[BaseMessage, ...] = ()
     """Per loop: the messages sent to the model."""

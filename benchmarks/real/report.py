@@ -55,7 +55,11 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for (model, task, key, temperature), runs in sorted(
         groups.items(),
         key=lambda g: (
-            g[0][0] != "1.5b", g[0][0], tasks.get(g[0][1], 99), g[0][3], order.get(g[0][2], 99)
+            g[0][0] != "1.5b",
+            g[0][0],
+            tasks.get(g[0][1], 99),
+            g[0][3],
+            order.get(g[0][2], 99),
         ),
     ):
         calls = [c for r in runs for c in r["per_call"]]

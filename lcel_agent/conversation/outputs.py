@@ -104,10 +104,17 @@ def answer_text(output: Any) -> str:
 
 
 def _answering_step(result: AgentResult) -> StepRecord | None:
-    """The loop whose reply gave the answer (None when a tool's result or nothing did)."""
-    if result.stop_reason is not StopReason.FINAL or not result.steps:
+    """The call whose reply gave the answer (None when a tool's result or nothing did):
+    the acting loop's final, or the answer stage's last call when it wrote the answer
+    in one reply."""
+    if result.output is None or not result.steps:
         return None
     last = result.steps[-1]
+    if last.kind == "answer":
+        written = result.answer is not None and result.answer.calls == 1
+        return last if written and last.error is None else None
+    if result.stop_reason is not StopReason.FINAL:
+        return None
     return last if any(a.is_final for a in last.actions) else None
 
 

@@ -3,13 +3,15 @@
 Each is a Runnable ``AgentState -> AgentState`` and can be replaced through
 ``create_agent(stages={"<name>": runnable})``::
 
-    assemble_prompt | call_llm | clean_json | parse_action | dispatch_tools | classify_error | trim_memory
+    assemble_prompt | call_llm | clean_json | parse_action | dispatch_tools | classify_error
+        | trim_memory | answer
 
 ``CleanJson``, ``DispatchTools`` and ``TrimMemory`` also work on plain values in
 ordinary chains.
 """
 
 from ._base import Stage
+from .answer import Answer, WriteAnswer
 from .classify import ClassifyError
 from .clean import CleanJson, KeepReply, extract_json
 from .dispatch import DispatchTools
@@ -27,10 +29,12 @@ STAGE_NAMES: tuple[str, ...] = (
     "dispatch_tools",
     "classify_error",
     "trim_memory",
+    "answer",
 )
 
 __all__ = [
     "STAGE_NAMES",
+    "Answer",
     "AssemblePrompt",
     "CallLLM",
     "ClassifyError",
@@ -41,6 +45,7 @@ __all__ = [
     "ParseToolCalls",
     "Stage",
     "TrimMemory",
+    "WriteAnswer",
     "build_system_prompt",
     "extract_json",
     "parse_actions",

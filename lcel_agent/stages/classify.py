@@ -13,12 +13,19 @@ Pure: it reads what the earlier stages left in the state and writes
   model was warned about) when the breaker trips or a policy says ``stop``,
   and ``max_loops`` when the loop reserved for a final answer brought none;
 * the turn ``trim_memory`` will add to the window: its messages (never a raw
-  parser error), the facts it established, and whether it failed.
+  parser error), the facts it established, and whether it failed;
+* what ended the acting (``finished_by``), for the answer stage: an answer, or,
+  once calls have succeeded, a reply that copies their results out instead of a
+  call (``echo``) or an answer cut off at the length limit (``cut``): the model has
+  stopped acting, so neither is re-prompted when the answer stage may write the
+  answer (``compose=True``); and a drift stop with results in hand (``drift``):
+  the answer stage writes the answer from them rather than none.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -29,6 +36,7 @@ from .._redact import redact
 from ..breaker import StopWhy, advance
 from ..errors import ErrorClass, Policy
 from ..memory import Fact
+from ..memory.compaction import ANSWER_CALL
 from ..policies import DEFAULT_POLICIES
 from ..protocols import JsonTranscript, Transcript
 from ..state import (
@@ -42,6 +50,8 @@ from ..state import (
 )
 from ..texts import FORMAT_REPROMPT
 from ._base import Stage
+from ._coverage import echoes
+from ._results import gathered
 from .parse import final_text
 
 __all__ = ["ClassifyError", "facts_of"]
@@ -110,6 +120,8 @@ def _stop_error(error: RunError, why: StopWhy, streak: int, stalled: int) -> Run
 
 #: Model API failures stop the run; a cut-off reply (``truncated``) is re-asked instead.
 _MODEL_API = frozenset({ErrorClass.LLM_TRANSIENT, ErrorClass.LLM_FATAL})
+#: How a final answer starts in the JSON protocol (a cut one is still the start of an answer).
+_FINAL_START = re.compile(r'"action"\s*:\s*"final"', re.IGNORECASE)
 
 
 class ClassifyError(Stage):
@@ -121,6 +133,8 @@ class ClassifyError(Stage):
         transcript: how the loop is written into memory (per protocol).
         return_direct: names of tools whose successful result ends the run as
             its answer (``tool.return_direct``), with no further model call.
+        compose: the answer stage may write the answer: a reply that echoes the results
+            or an answer cut off ends the acting instead of being re-prompted.
     """
 
     name = "classify_error"
@@ -132,9 +146,11 @@ class ClassifyError(Stage):
         policies: Mapping[ErrorClass, Policy] | None = None,
         transcript: Transcript | None = None,
         return_direct: Collection[str] = (),
+        compose: bool = False,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
+        self.compose = compose
         self.return_direct = frozenset(return_direct)
         self.max_errors = max_errors
         self.policies = {**DEFAULT_POLICIES, **(policies or {})}
@@ -174,7 +190,7 @@ class ClassifyError(Stage):
         return RunError(state.loops, "dispatch_tools", error_class, worst.output)
 
     def _answered(
-        self, state: AgentState, final: Action, steps: tuple[StepRecord, ...]
+        self, state: AgentState, final: Action, steps: tuple[StepRecord, ...], by: str
     ) -> AgentState:
         answer = final_text(final.tool_input)
         return dataclasses.replace(
@@ -182,9 +198,26 @@ class ClassifyError(Stage):
             steps=steps,
             stop=StopReason.FINAL,
             output=answer,
+            finished_by=by,
             pending=tuple(self.transcript.messages(state, None)),
-            pending_facts=(Fact("final answer", answer),),
+            pending_facts=(Fact(ANSWER_CALL, answer),),
         )
+
+    def _done_acting(self, state: AgentState, error: RunError | None) -> str | None:
+        """``echo`` or ``cut`` when a failed reply shows the model has stopped acting."""
+        if not self.compose or error is None or state.reply is None:
+            return None
+        if error.error_class not in (ErrorClass.FORMAT, ErrorClass.TRUNCATED):
+            return None
+        results = [r.text for r in gathered(state)]
+        if not results:
+            return None
+        text = message_text(state.reply)
+        if echoes(text, results):
+            return "cut" if error.error_class is ErrorClass.TRUNCATED else "echo"
+        if error.error_class is ErrorClass.TRUNCATED and _FINAL_START.search(text):
+            return "cut"
+        return None
 
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None:
@@ -198,9 +231,19 @@ class ClassifyError(Stage):
         final = next((a for a in state.actions if a.is_final), None)
         direct = _direct_answer(state, self.return_direct) if error is None else None
         if direct is not None:  # a return_direct tool answered: no further model call
-            return self._answered(state, Action(FINAL_ACTION, direct), steps)
+            return self._answered(state, Action(FINAL_ACTION, direct), steps, "direct")
         if final is not None and error is None:
-            return self._answered(state, final, steps)
+            return self._answered(state, final, steps, "forced" if state.final_only else "final")
+        done = self._done_acting(dataclasses.replace(state, steps=steps), error)
+        if done is not None:  # the answer stage writes the answer from the results
+            return dataclasses.replace(
+                state,
+                steps=steps,
+                stop=StopReason.FINAL,
+                finished_by=done,
+                error=error,
+                pending=tuple(self.transcript.messages(state, None)),
+            )
 
         if state.final_only:
             message = "the model did not give a final answer on the loop reserved for it"
@@ -237,6 +280,7 @@ class ClassifyError(Stage):
         if error is None:
             if why is not None:  # calls that only ever return what the run already has
                 changes["stop"] = StopReason.DRIFT
+                changes["finished_by"] = self._drifted(state)
                 changes["error"] = RunError(
                     state.loops,
                     self.name or "classify_error",
@@ -251,7 +295,17 @@ class ClassifyError(Stage):
             drift = why == "drifted" or error.error_class is ErrorClass.DRIFT
             changes["stop"] = StopReason.DRIFT if drift else StopReason.MAX_ERRORS
             changes["error"] = _stop_error(error, why, breaker.streak, breaker.stalled)
+            if drift:
+                changes["finished_by"] = self._drifted(state)
         return dataclasses.replace(state, **changes)
+
+    def _drifted(self, state: AgentState) -> str | None:
+        """``drift`` when a model that keeps repeating itself already holds results.
+
+        Measured on a 1.5B model: with every result in, it asks again for what it has
+        until drift stops it. The answer stage then writes the answer from the results.
+        """
+        return "drift" if self.compose and gathered(state) else None
 
 
 def _direct_answer(state: AgentState, names: frozenset[str]) -> str | None:

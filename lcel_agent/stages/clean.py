@@ -17,12 +17,14 @@ Works on its own in any chain::
     CleanJson().invoke('```json\\n{"action": "final", "action_input": "hi"}\\n```')
 
 Inside the agent it sets ``state.parsed``, or a ``format`` loop error whose
-message stays out of the model's history. A reply of plain text (no ``{`` at all,
-naming none of the agent's tools) is the final answer once a tool call has
-succeeded in this run: small models answer in prose once they have their results,
-and re-prompted, a 1.5B model copied the re-prompt instead of its answer
-(docs/benchmarks.md, "Real models"). Before any call succeeded, prose gets its own
-re-prompt, since the model has nothing to answer from yet. ``CleanJson(prose_answers=False)``
+message stays out of the model's history. A reply of plain text (no ``{`` at all)
+is the final answer when it is one: once a tool call has succeeded, text that
+carries a fact of the results (a value of one of them the question does not hold:
+see :mod:`lcel_agent.stages._coverage`) answers, tool names and all; small models
+answer in prose once they have their results, and re-prompted, a 1.5B model copied
+the re-prompt instead of its answer (docs/benchmarks.md, "Real models"). Text that
+carries none is thinking aloud ("I need to check the weather first."): it gets the
+prose re-prompt, as prose does before any call succeeded. ``CleanJson(prose_answers=False)``
 re-prompts every time.
 """
 
@@ -42,7 +44,9 @@ from ..errors import ActionParseError, ErrorClass, error_reason
 from ..state import FINAL_ACTION, AgentState, RunError
 from ..texts import FORMAT_REPROMPT, PROSE_REPROMPT
 from ._base import Stage
+from ._coverage import uses_any
 from ._repair import read_closed_outer, read_lenient, top_level_values
+from ._results import gathered
 
 __all__ = [
     "CleanJson",
@@ -135,13 +139,29 @@ def is_prose(text: str, tools: Collection[str] = ()) -> bool:
     return bool(stripped) and "{" not in stripped and not any(t in stripped for t in tools)
 
 
+def _answers(text: str, state: AgentState, tools: Collection[str]) -> bool:
+    """Whether a reply without JSON is an answer: it carries a fact of the results so far.
+
+    An answer tells what the tools found; a plan ("I need to check the weather first",
+    "我想一想……") tells what it will do, and carries none of it. A reply that opens
+    with a tool's name is a call written out, whatever follows.
+    """
+    stripped = text.strip()
+    if not stripped or "{" in stripped or stripped.startswith(tuple(tools)):
+        return False
+    if not tools:  # an agent with no tools has nothing to plan: its words are the answer
+        return True
+    results = gathered(state)
+    return bool(results) and uses_any(stripped, results, state.task)
+
+
 class CleanJson(Stage):
     """Parse the reply's JSON into ``state.parsed`` (or a str/message into a value).
 
     Args:
         tools: the agent's tool names; a plain-text reply that names one is not an answer.
-        prose_answers: take a plain-text reply as the final answer once a tool call has
-            succeeded in the run (the default); False re-prompts for JSON instead.
+        prose_answers: take a plain-text reply as the final answer when it carries a fact
+            of the run's results (the default); False re-prompts for JSON instead.
     """
 
     name = "clean_json"
@@ -165,7 +185,7 @@ class CleanJson(Stage):
             parsed = several_values(text) or extract_json(text)
         except (ActionParseError, TypeError) as exc:
             prose = is_prose(text, self.tools)
-            if prose and self.prose_answers and any(ok for _, ok, _ in state.history):
+            if self.prose_answers and _answers(text, state, self.tools):
                 answer = {"action": FINAL_ACTION, "action_input": text.strip()}
                 return dataclasses.replace(state, parsed=answer)
             error = RunError(

@@ -110,6 +110,8 @@ class DispatchTools(Stage):
         max_observation_chars: the longest result shown to the model; longer ones
             keep their head and tail around a marker.
         approve: asked about each action before it runs (see the module docstring).
+        results_kept: the run keeps every result for its answer (the answer stage), so a
+            call that succeeded is never run again (drift), whatever the window shows.
     """
 
     name = "dispatch_tools"
@@ -126,9 +128,11 @@ class DispatchTools(Stage):
         max_concurrency: int = 8,
         max_observation_chars: int = 4000,
         approve: Approve | None = None,
+        results_kept: bool = False,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
+        self.results_kept = results_kept
         self.tools = {tool.name: tool for tool in tools}
         self.timeout = timeout
         self.limits = dict(tool_call_limits or {})
@@ -157,6 +161,8 @@ class DispatchTools(Stage):
 
     # --- decisions (pure, shared by the sync and async drivers) ---------------
     def _unknown(self, action: Action) -> Observation:
+        if not self.tools:
+            return refused(action, ErrorClass.UNKNOWN_TOOL, texts.NO_TOOLS.format(name=action.tool))
         close = difflib.get_close_matches(action.tool, list(self.tools), n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         text = texts.UNKNOWN_TOOL.format(name=action.tool, tools=", ".join(self.tools), hint=hint)
@@ -175,7 +181,11 @@ class DispatchTools(Stage):
 
     def plan(self, state: AgentState | None, actions: Sequence[Action]) -> list[Observation | Call]:
         """Decide, per action, what to run (a call) or what to answer at once."""
-        window = [message_text(m) for m in state.memory.messages] if state else []
+        window = (
+            None
+            if self.results_kept or not state
+            else [message_text(m) for m in state.memory.messages]
+        )
         history = state.history if state else ()
         seen = agent_state(state_messages(state))
         planned: list[Observation | Call] = []

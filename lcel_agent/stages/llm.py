@@ -21,15 +21,15 @@ many tokens. Replies are redacted here, once, before any other stage sees them.
 A prompt too long for the model is sent once more, strictly smaller (whole turns
 dropped to half the prompt's size, or, when only pinned messages are left, the
 longest of them but the system prompt cut in the middle); when nothing can be
-made smaller the run stops with ``llm_error`` saying why. This stage is the only place the loop talks to
-the model, and its retries are the only ones: :func:`without_client_retries`
-turns off the openai client's own retries so the two do not multiply.
+made smaller the run stops with ``llm_error`` saying why. The loop's retries are the
+only ones: :func:`without_client_retries` turns off the openai client's own.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,9 +56,12 @@ from .llm_client import without_client_retries
 from .llm_errors import classify_model_error
 from .llm_reply import cut_off, redact_reply, reports_finish, token_limit, with_token_limit
 
-__all__ = ["CallLLM", "without_client_retries"]
+__all__ = ["CONTEXT_OVERFLOW", "CallLLM", "without_client_retries"]
 
 _MAX_ERROR_CHARS = 500
+
+#: Ends the message of a prompt too long that was not made smaller (``shrink=False``).
+CONTEXT_OVERFLOW = "the prompt is longer than the model's context"
 
 
 def _as_message(value: Any) -> AIMessage:
@@ -114,6 +117,10 @@ class CallLLM(Stage):
         backoff: ``(initial, maximum)`` seconds of the exponential backoff.
         max_retry_after: the longest ``Retry-After`` honoured, in seconds; a server
             asking for longer fails the call.
+        shrink: send a prompt too long for the context once more, smaller (False: fail,
+            the message ending in :data:`CONTEXT_OVERFLOW`, for prompts that must not
+            lose a word); ``final_if``: errors never worth a second attempt (a schema
+            refused with HTTP 500, as some servers answer).
     """
 
     name = "call_llm"
@@ -127,9 +134,12 @@ class CallLLM(Stage):
         retries: int = 3,
         backoff: tuple[float, float] = (0.5, 8.0),
         max_retry_after: float = 60.0,
+        shrink: bool = True,
+        final_if: Callable[[BaseException], bool] | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
+        self.shrink, self.final_if = shrink, final_if
         self.llm = llm
         self.final_llm = final_llm or llm
         self.timeout = timeout
@@ -157,7 +167,8 @@ class CallLLM(Stage):
     def _retryable(self, exc: BaseException) -> bool:
         info = classify_model_error(exc)
         too_long = info.retry_after is not None and info.retry_after > self.max_retry_after
-        return info.transient and not too_long and not isinstance(exc, _OutOfTime)
+        final = self.final_if is not None and self.final_if(exc)
+        return info.transient and not too_long and not final and not isinstance(exc, _OutOfTime)
 
     def _wait(self, state: AgentState, retry_state: RetryCallState) -> float:
         outcome = retry_state.outcome
@@ -242,6 +253,8 @@ class CallLLM(Stage):
     ) -> tuple[_Plan | None, str]:
         """After a failed round: the next round to try, or None and why there is none."""
         info = classify_model_error(exc)
+        if info.context_overflow and not self.shrink:
+            return None, CONTEXT_OVERFLOW
         if info.context_overflow:
             if plan.shrunk:
                 return None, "still too long at half the size; use a model with a larger context"

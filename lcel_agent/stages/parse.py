@@ -10,7 +10,9 @@ Two parsers, one per protocol, each replacing the other under the same stage nam
 * :class:`ParseToolCalls` (tool-calling protocol) reads ``AIMessage.tool_calls``;
   a reply without tool calls is the final answer, unless its text is a tool call
   written out (plain JSON, fenced, or in ``<tool_call>`` tags) naming one of the
-  agent's tools, as models behind servers that do not parse calls write them.
+  agent's tools, as models behind servers that do not parse calls write them, or,
+  once calls have succeeded, it carries no fact of their results: a plan, not an
+  answer (the same rule as the JSON protocol's prose, :mod:`.clean`).
   A call of a tool named ``final`` is an ``unknown_tool`` error (no tool may
   have that name).
 
@@ -44,9 +46,12 @@ from ..texts import (
     FORMAT_REPROMPT,
     JSON_CALL,
     JSON_FINAL,
+    PLAN_REPROMPT,
     PROSE_REPROMPT,
 )
 from ._base import Stage
+from ._coverage import uses_any
+from ._results import gathered
 from ._shapes import ShapeError, read_action
 from .clean import extract_json
 
@@ -316,4 +321,14 @@ class ParseToolCalls(Stage):
             return _format_error(
                 state, stage, ValueError("the reply has neither tool calls nor text")
             )
+        results = gathered(state)
+        if results and not state.final_only and not uses_any(answer, results, state.task):
+            error = RunError(
+                state.loops,
+                stage,
+                ErrorClass.FORMAT,
+                "the reply called no tool and carried no fact of the results: a plan, not an answer",
+                notice=PLAN_REPROMPT,
+            )
+            return dataclasses.replace(state, loop_error=error)
         return _with_actions(state, stage, (Action(FINAL_ACTION, answer),), self.response_format)

@@ -3,10 +3,17 @@
 Chat models stream under ``invoke`` when a handler of langchain-core's
 streaming kind (the ``tap_output_iter``/``tap_output_aiter`` pair that
 ``astream_events`` uses) is attached to their run. The loop attaches an
-:class:`AnswerTap` to the ``call_llm`` stage only (so a tool that calls a model
-of its own streams nothing here) and gives it a ``sink`` for the text. Each
-model run (a retry is a new run) gets a fresh reader: :class:`JsonAnswerReader`
-for the JSON protocol, :class:`TextAnswerReader` for the tool-calling protocol.
+:class:`AnswerTap` to the ``call_llm`` and ``answer`` stages only (so a tool that
+calls a model of its own streams nothing here) and gives it a ``sink`` for the
+text. Each model run (a retry is a new run) gets a fresh reader: :class:`JsonAnswerReader`
+for the JSON protocol, :class:`TextAnswerReader` for the tool-calling protocol and
+for the answer stage's text requests.
+
+Once tools have succeeded, the acting model's answer may still be replaced by the
+answer stage's: the loop then *holds* it (``begin_loop(hold=True)``): nothing of it
+is sent until the run ends, when the answer is whole. The answer stage's own text
+streams as it is written; a request held to a JSON schema does not (its text is
+JSON), and its answer is sent whole at the end.
 """
 
 from __future__ import annotations
@@ -79,14 +86,35 @@ class AnswerTap(BaseCallbackHandler, _StreamingCallbackHandler):  # type: ignore
         """The answer text emitted during the current loop."""
         self.closed = False
         """Set when the consumer stopped listening; the loop stops at its next turn."""
+        self._hold = False
+        self._writing = False
 
-    def begin_loop(self) -> None:
-        """Forget the previous loop's text (the answer is the last loop's)."""
+    def begin_loop(self, *, hold: bool = False) -> None:
+        """Forget the previous loop's text (the answer is the last loop's).
+
+        ``hold``: the acting model's answer may yet be replaced: send none of it now.
+        """
         self.loop_text = []
+        self._hold = hold
+
+    def writing(self) -> AnswerTap:
+        """The tap as the answer stage's model sees it: its text requests stream as text."""
+        twin = AnswerTap(self.sink, native=True)
+        twin.loop_text = self.loop_text  # the same list: one record of what the loop sent
+        twin._writing = True
+        return twin
 
     def on_chat_model_start(
         self, serialized: dict[str, Any], messages: list[list[Any]], *, run_id: UUID, **kwargs: Any
     ) -> None:
+        if self._hold:
+            return  # no reader: nothing of this reply is sent while it may be replaced
+        if self._writing:
+            params = kwargs.get("invocation_params") or {}
+            if "response_format" in (params.get("extra_body") or {}) or "format" in params:
+                return  # a reply held to a schema is JSON: the answer is sent whole at the end
+            self._readers[run_id] = TextAnswerReader()
+            return
         self._readers[run_id] = TextAnswerReader() if self._native else JsonAnswerReader()
 
     def on_llm_new_token(

@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
 from lcel_agent._redact import redact
+from lcel_agent.testing._schema import SchemaRefused, held
 from lcel_agent.testing._usage import Counter, completion_tokens, cut_reply, prompt_tokens
 from lcel_agent.testing.faults import (
     REPLY_FAULTS,
@@ -80,6 +81,7 @@ class Simulation(Protocol):
     require_key: str | None
     auth_message: str | None
     context_limit: int | None
+    response_formats: tuple[str, ...]
     sampler: FaultSampler | None
     hang_seconds: float
     _closing: threading.Event
@@ -185,6 +187,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(500, error_body(message, "server_error", None))
         if isinstance(answer, FaultSpec):
             return self._fault(answer, body)
+        try:
+            answer = held(answer, body.get("response_format"), sim.response_formats)
+        except SchemaRefused as exc:
+            return self._json(422, error_body(str(exc), "invalid_request_error", None))
         reply = self._cut(answer, body)
         if spec is not None:
             self._rec.fault = spec.fault

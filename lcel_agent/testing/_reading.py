@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lcel_agent.testing.tasks import ADCODES, WeatherSearchTask
+from lcel_agent.texts import ANSWER_SYSTEM
 
 __all__ = [
     "REPEATING",
@@ -25,6 +26,7 @@ __all__ = [
     "View",
     "arg_text",
     "first_json",
+    "is_answer_request",
     "is_summary_request",
     "search_hit",
     "text_of",
@@ -56,6 +58,13 @@ class View:
     attempts: list[Attempt] = field(default_factory=list)
     last_batch: list[Attempt] = field(default_factory=list)
     after_last: str = ""
+    done: set[Call] = field(default_factory=set)
+    """Calls a ledger line says were made and worked (``get_weather(北京) ✓``): the model
+    reads them as done, their results kept elsewhere (the agent's answer stage)."""
+
+
+# A ledger line: a call made, its result no longer shown (see DigestCompactor).
+_LEDGER = re.compile(r"^(\w+)\((.*)\) ✓$", re.MULTILINE)
 
 
 def text_of(content: Any) -> str:
@@ -83,6 +92,12 @@ def is_summary_request(messages: list[dict[str, Any]]) -> bool:
     return first.get("role") == "system" and text_of(first.get("content")).startswith(
         "You keep the notes of an agent"
     )
+
+
+def is_answer_request(messages: list[dict[str, Any]]) -> bool:
+    """Whether the request is the answer stage's (its system prompt)."""
+    first = messages[0] if messages else {}
+    return first.get("role") == "system" and text_of(first.get("content")) == ANSWER_SYSTEM
 
 
 def arg_text(value: Any) -> str:
@@ -121,7 +136,9 @@ def search_hit(text: str, keyword: str) -> tuple[str, str] | None:
             title = str(item.get("title", "")) if isinstance(item, dict) else ""
             if keyword in title and "link" in item:
                 return title, str(item["link"])
-    return None
+    # The answer stage shows a JSON result flattened: "title: …; link: …; title: …".
+    flat = re.search(rf"title: ([^;\n]*{re.escape(keyword)}[^;\n]*); link: ([^;\s]+)", text)
+    return (flat.group(1), flat.group(2)) if flat else None
 
 
 class ConversationReader:
@@ -139,6 +156,11 @@ class ConversationReader:
         view.weather = {c: line for c in self.task.cities if (line := weather_line(c, everything))}
         view.search = {
             q: hit for q, keyword in self.task.searches if (hit := search_hit(everything, keyword))
+        }
+        view.done = {
+            Call(tool, arg_text(arg))
+            for tool, arg in _LEDGER.findall(everything)
+            if tool in self.known
         }
         if protocol == "react":
             for tool, arg, obs in _REACT_STEP.findall(everything):

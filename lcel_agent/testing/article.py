@@ -21,6 +21,10 @@ LangChain's classic ``AgentExecutor`` expects) when the prompt contains ``Action
 else ``"json"``: one ``{"action": ..., "action_input": ...}`` object, or a list of them
 when ``parallel=True``.
 
+A ledger line (``get_weather(北京) ✓``: a call the agent's window says was made, its result
+kept for the answer stage) counts as done: it is not called again, and the answer, which
+writes only what the model can read, leaves it out (the answer stage writes it in).
+
 Behaviour: after an observation containing ``ERROR`` it retries the same call once
 (under the right name when the failure was a misspelt tool; never when the error says
 it was repeating itself),
@@ -28,7 +32,9 @@ then moves on to other missing facts (and comes back stubbornly); when a message
 its last action says it is repeating ("repeat" or "重复") it uses the city's adcode, or
 gives a partial answer when no untried call is left. Asked to keep notes (a request whose
 system message starts like :data:`lcel_agent.memory.summary.SUMMARY_PROMPT`), it answers
-with the fact lines it can read, one per line, as a careful summariser would.
+with the fact lines it can read, one per line, as a careful summariser would. Asked by the
+answer stage (its system message is :data:`lcel_agent.texts.ANSWER_SYSTEM`) it writes one
+line per numbered result, the facts it can read in it, then a summary line.
 
 ``varied=True`` draws the details of each damage from a second seeded stream, in every
 protocol: where a cut-off reply (or tool-call arguments) is cut, which misspelling of a
@@ -42,6 +48,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import threading
 from collections import Counter
 from dataclasses import fields
@@ -52,6 +59,7 @@ from lcel_agent.testing._reading import (
     Call,
     ConversationReader,
     View,
+    is_answer_request,
     is_summary_request,
     search_hit,
     text_of,
@@ -141,6 +149,8 @@ class ArticleTaskModel:
     def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Reply:
         if is_summary_request(messages):
             return Reply(content=self._notes(messages))
+        if is_answer_request(messages):
+            return Reply(content=self._written_answer(messages))
         protocol = self._protocol(messages, tools)
         view = self._reader.read(messages, protocol)
         with self._lock:
@@ -168,10 +178,17 @@ class ArticleTaskModel:
 
     def _decide(self, view: View) -> list[Call] | None:
         """The calls to make next, or None to answer."""
+        done = view.done
         missing: list[tuple[str, str]] = [
-            ("city", c) for c in self.task.cities if c not in view.weather
+            ("city", c)
+            for c in self.task.cities
+            if c not in view.weather and Call(self.task.weather_tool, c) not in done
         ]
-        missing += [("search", q) for q, _ in self.task.searches if q not in view.search]
+        missing += [
+            ("search", q)
+            for q, _ in self.task.searches
+            if q not in view.search and Call(self.task.search_tool, q) not in done
+        ]
         if not missing:
             return None
         fails = Counter(a.call for a in view.attempts if a.failed)
@@ -321,6 +338,23 @@ class ArticleTaskModel:
             return "（模拟模型）这个任务里没有它认识的城市，也没有用引号括起来的搜索词：它只会查天气和搜索。"
         about = f"和“{self.task.query}”的最新信息" if self.task.query else ""
         lines.append(f"总结：以上是今天的天气{about}，请据此合理安排出行。")
+        return "\n".join(lines)
+
+    def _written_answer(self, messages: list[dict[str, Any]]) -> str:
+        """One line per numbered result of the request (its facts), then a summary."""
+        request = text_of(messages[-1].get("content"))
+        lines = []
+        for numbered in re.findall(r"^\d+\. (.*)$", request, re.MULTILINE):
+            line = next(
+                (found for c in self.task.cities if (found := weather_line(c, numbered))), None
+            )
+            for query, keyword in self.task.searches:
+                if line is None and (hit := search_hit(numbered, keyword)):
+                    line = f"“{query}”的搜索结果：{hit[0]}（{hit[1]}）"
+            lines.append(line or numbered.split(":", 1)[0])
+        if "summary" in request:
+            about = f"和“{self.task.query}”的最新信息" if self.task.query else ""
+            lines.append(f"总结：以上是今天的天气{about}，请据此合理安排出行。")
         return "\n".join(lines)
 
     def _notes(self, messages: list[dict[str, Any]]) -> str:

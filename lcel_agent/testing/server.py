@@ -52,7 +52,10 @@ class SimulatedOpenAIServer:
     with ``auth_message`` as its message if given (``{key}`` and ``{key_body}`` in it echo
     the key presented, with and without its ``sk-`` prefix); ``context_limit`` answers 400 ``context_length_exceeded`` when the prompt has more
     tokens; ``faults`` draws faults at random; ``latency`` delays answers; ``hang_seconds``
-    is how long :attr:`Fault.HANG` stalls; ``count`` replaces the exact token counter.
+    is how long :attr:`Fault.HANG` stalls; ``count`` replaces the exact token counter;
+    ``response_formats`` are the ``response_format`` types it takes (a reply held to a
+    schema is the policy's text mapped onto the schema's keys, see
+    :mod:`lcel_agent.testing._schema`; another type is answered 422).
     """
 
     def __init__(
@@ -67,7 +70,9 @@ class SimulatedOpenAIServer:
         hang_seconds: float = 10.0,
         model: str = "gpt-4o-mini",
         count: Counter | None = None,
+        response_formats: tuple[str, ...] = ("text", "json_object", "json_schema"),
     ) -> None:
+        self.response_formats = response_formats
         self.policy: Policy = policy if callable(policy) else ScriptedPolicy(policy)
         self.require_key = require_key
         self.auth_message = auth_message

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from langchain_core.messages import HumanMessage
 
 from lcel_agent import (
@@ -112,7 +113,7 @@ def test_a_success_resets_the_breaker(run, weather, act):
     for i in range(4):
         replies += ["{garbage", act("get_weather", f"城{i}")]
     llm = ScriptedChatModel([*replies, act("final", "done")])
-    result = run(create_agent(llm, [weather], max_errors=2, max_loops=20))
+    result = run(create_agent(llm, [weather], max_errors=2, max_loops=20, answer="model"))
     assert result.stop_reason is StopReason.FINAL and result.loops == 9
 
 
@@ -184,7 +185,9 @@ def test_oscillation_is_drift(run, weather, search, act):
     llm = ScriptedChatModel([act("get_weather", "北京"), act("search_baidu", "台风")] * 4)
     result = run(create_agent(llm, [weather, search], max_errors=10, max_loops=10))
     assert result.stop_reason is StopReason.DRIFT
-    assert result.loops == 4
+    # Loop 5: the answer stage tried to write the answer from the two results (the
+    # script only acts), so the drift stands.
+    assert result.loops == 5 and result.steps[-1].kind == "answer"
 
 
 def test_token_budget_stops_with_budget(run, weather, act):
@@ -328,7 +331,9 @@ def test_a_transient_failure_is_retried_once_without_a_model_call(run, act):
 
 def test_each_step_records_the_window_it_was_prompted_from(run, weather, act):
     llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "晴")])
-    result = run(create_agent(llm, [weather], memory=SlidingWindowMemory(max_tokens=600)))
+    result = run(
+        create_agent(llm, [weather], memory=SlidingWindowMemory(max_tokens=600), answer="model")
+    )
     first, second = result.steps
     assert first.window_budget == second.window_budget == 600
     # The second prompt holds the first loop's turn too, so its window is larger.
@@ -381,12 +386,19 @@ def test_a_failed_call_beside_a_successful_one_is_shown_until_put_right(run, wea
     assert "北京市天气" in third[1].content and "上海市天气" in third[-1].content
 
 
-def test_the_nudge_says_why_a_repeat_was_refused(run, weather, act, calls):
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        ("model", "its result is already in the conversation"),
+        ("auto", "its result is kept for your answer"),  # the answer stage holds it
+    ],
+)
+def test_the_nudge_says_why_a_repeat_was_refused(run, weather, act, calls, answer, why):
     llm = ScriptedChatModel([act("get_weather", "北京")] * 3)
-    result = run(create_agent(llm, [weather], max_errors=5))
-    nudges = [s.observations[0].output for s in result.steps[1:]]
+    result = run(create_agent(llm, [weather], max_errors=5, answer=answer))
+    nudges = [s.observations[0].output for s in result.steps[1:] if s.kind == "act"]
     # The call succeeded: every nudge says its result is already there, never "it failed".
-    assert all("its result is already in the conversation" in n for n in nudges), nudges
+    assert nudges and all(why in n for n in nudges), nudges
     assert not any("already failed" in n for n in nudges)
     assert result.stop_reason is StopReason.DRIFT and calls.items == [("get_weather", "北京")]
     # A model that repeats itself has lost track: the nudge says the question again and

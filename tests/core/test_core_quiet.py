@@ -29,6 +29,9 @@ from lcel_agent.stages._base import runs_directly
 from lcel_agent.state import AgentState
 from lcel_agent.testing.fake import FunctionChatModel
 
+#: The answer, with every fact of the weather call's result (the answer stage keeps it).
+ANSWER = "北京晴，温度25℃，湿度40%"
+
 
 def weather_then_answer(act: Any) -> FunctionChatModel:
     """One weather call, then the answer."""
@@ -36,7 +39,7 @@ def weather_then_answer(act: Any) -> FunctionChatModel:
     def reply(messages: Any, tools: Any) -> str:
         if "市天气" not in "".join(str(m.content) for m in messages[1:]):
             return str(act("get_weather", "北京"))
-        return str(act("final", "晴"))
+        return str(act("final", ANSWER))
 
     return FunctionChatModel(reply)
 
@@ -191,7 +194,7 @@ def test_the_quiet_loop_gives_what_the_traced_loop_gives(run, weather, act):
     quiet = run(agent, "t")
     traced = run(agent, "t", {"callbacks": [Runs()]})
     assert _untimed(quiet) == _untimed(traced)
-    assert quiet.output == "晴"
+    assert quiet.output == ANSWER
     for step in quiet.steps:  # the stage timings are kept on the quiet path too
         assert [name for name, _ms in step.stage_ms] == list(STAGE_NAMES)
         assert all(ms >= 0 for _name, ms in step.stage_ms)
@@ -208,7 +211,7 @@ def test_the_quiet_loop_still_invokes_a_swapped_in_runnable(run, weather, act):
         weather_then_answer(act), [weather], stages={"clean_json": RunnableLambda(spy)}
     )
     result = run(agent, "t")
-    assert result.output == "晴" and seen == [1, 2]
+    assert result.output == ANSWER and seen == [1, 2]
 
 
 class _OwnInvoke(CleanJson):
@@ -228,7 +231,7 @@ class _OwnInvoke(CleanJson):
 def test_a_stage_with_its_own_invoke_is_invoked(run, weather, act):
     _OwnInvoke.calls = 0
     agent = create_agent(weather_then_answer(act), [weather], stages={"clean_json": _OwnInvoke()})
-    assert run(agent, "t").output == "晴"
+    assert run(agent, "t").output == ANSWER
     assert _OwnInvoke.calls == 2
 
 
@@ -285,5 +288,5 @@ def test_the_quiet_loop_is_taken_exactly_when_nobody_listens(
     monkeypatch.setattr(loop, "aquiet_loop", aspy)
     agent = create_agent(weather_then_answer(act), [weather])
     result = run(agent, "t", {"callbacks": [Runs()]} if listening else None)
-    assert result.output == "晴"
+    assert result.output == ANSWER
     assert len(taken) == (0 if listening else result.loops)

@@ -133,7 +133,7 @@ CALL = {"name": "get_weather", "arguments": {"city": "北京"}}
 )
 def test_a_tool_call_written_as_text_is_a_call(run, weather, calls, text):
     llm = ScriptedChatModel([AIMessage(text), AIMessage("北京晴")])
-    result = run(create_agent(llm, [weather], protocol="tool_calling"))
+    result = run(create_agent(llm, [weather], protocol="tool_calling", answer="model"))
     assert calls.items == [("get_weather", "北京")]
     assert result.stop_reason is StopReason.FINAL and result.output == "北京晴"
     # The next prompt carries the call natively, answered by its ToolMessage.
@@ -237,7 +237,7 @@ def test_a_long_unreadable_reply_is_shown_back_by_its_start(run, weather, act):
         "Observation [get_weather 北京]: " + "北京市天气：晴，温度25℃，湿度40%，" * 20 + '[{"title'
     )
     llm = ScriptedChatModel([act("get_weather", "北京"), copied, act("final", SUMMARY)])
-    result = run(create_agent(llm, [weather]))
+    result = run(create_agent(llm, [weather], answer="model"))
     assert result.output == SUMMARY and result.steps[1].error_class is ErrorClass.FORMAT
     shown = llm.calls[2][-2].content
     assert copied.startswith(shown[:-1]) and shown.endswith("…") and len(shown) == 161

@@ -36,7 +36,10 @@ def weather_then_answer(act):
 def test_messages_dict_in_gives_messages_out(run, weather, act):
     llm = weather_then_answer(act)
     earlier = [HumanMessage("你好"), AIMessage("你好！有什么可以帮你？")]
-    out = run(create_agent(llm, [weather]), {"messages": [*earlier, HumanMessage("北京天气")]})
+    out = run(
+        create_agent(llm, [weather], answer="model"),
+        {"messages": [*earlier, HumanMessage("北京天气")]},
+    )
     messages = out["messages"]
     assert messages[:3] == [*earlier, HumanMessage("北京天气")]
     call, result, answer = messages[3:]
@@ -197,7 +200,7 @@ async def test_runnable_with_message_history_async(weather, act):
 
 
 def test_a_node_of_a_langgraph_messages_graph(weather, act):
-    app = graph_of(create_agent(weather_then_answer(act), [weather]))
+    app = graph_of(create_agent(weather_then_answer(act), [weather], answer="model"))
     state = app.invoke({"messages": [HumanMessage("北京天气")]})
     kinds = [m.type for m in state["messages"]]
     assert kinds == ["human", "ai", "tool", "ai"]

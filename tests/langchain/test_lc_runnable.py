@@ -138,11 +138,11 @@ def test_get_graph_draws_the_stages_and_the_loop(weather):
     graph = create_agent(ScriptedChatModel([]), [weather]).get_graph()
     assert list(graph.nodes) == ["__start__", *STAGE_NAMES, "__end__"]
     edges = {(e.source, e.target, e.data, e.conditional) for e in graph.edges}
-    assert ("trim_memory", "assemble_prompt", "loop", True) in edges
-    assert ("trim_memory", "__end__", "stop", True) in edges
+    assert ("answer", "assemble_prompt", "loop", True) in edges
+    assert ("answer", "__end__", "stop", True) in edges
     assert ("call_llm", "clean_json", None, False) in edges
     mermaid = graph.draw_mermaid()
-    assert "trim_memory -. &nbsp;loop&nbsp; .-> assemble_prompt" in mermaid
+    assert "answer -. &nbsp;loop&nbsp; .-> assemble_prompt" in mermaid
     ascii_art = graph.draw_ascii()  # grandalf is in the test extra
     assert all(name in ascii_art for name in STAGE_NAMES)
 
@@ -176,7 +176,7 @@ def _check_tree(tracer: RunNames, loops: int) -> None:
 def test_a_tracer_sees_loops_named_loop_n_with_the_stages(weather, act):
     llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "ok")])
     tracer = RunNames()
-    result = create_agent(llm, [weather]).invoke("t", {"callbacks": [tracer]})
+    result = create_agent(llm, [weather], answer="model").invoke("t", {"callbacks": [tracer]})
     assert result.loops == 2
     _check_tree(tracer, 2)
     for step in result.steps:
@@ -188,7 +188,9 @@ def test_a_tracer_sees_loops_named_loop_n_with_the_stages(weather, act):
 def test_a_tracer_sees_loops_named_loop_n_with_the_stages_async(weather, act):
     llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "ok")])
     tracer = RunNames()
-    result = asyncio.run(create_agent(llm, [weather]).ainvoke("t", {"callbacks": [tracer]}))
+    result = asyncio.run(
+        create_agent(llm, [weather], answer="model").ainvoke("t", {"callbacks": [tracer]})
+    )
     _check_tree(tracer, 2)
     assert all(len(step.stage_ms) == len(STAGE_NAMES) for step in result.steps)
 

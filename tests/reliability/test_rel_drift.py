@@ -24,20 +24,23 @@ def report(city: str) -> str:
 
 
 @pytest.mark.parametrize(
-    ("memory", "first_nudge"),
+    ("memory", "first_nudge", "answer"),
     [
-        # A plain window forgets A's result: only the A, B, A, B pattern gives it away.
-        (SlidingWindowMemory(800, compactor=None), 4),
+        # Without the answer stage, a plain window forgets A's result: only the
+        # A, B, A, B pattern gives it away.
+        (SlidingWindowMemory(800, compactor=None), 4, "model"),
         # The default window keeps the newest turn whole; a result this long leaves no
         # room for the older one's line, so again the pattern is what gives it away.
-        (SlidingWindowMemory(800), 4),
+        (SlidingWindowMemory(800), 4, "model"),
         # Where the older result's line fits, A is refused at once.
-        (SlidingWindowMemory(6000), 3),
+        (SlidingWindowMemory(6000), 3, "model"),
+        # The answer stage keeps every result: a call that succeeded is refused at once.
+        (SlidingWindowMemory(800), 3, "auto"),
     ],
-    ids=["plain", "digest", "roomy"],
+    ids=["plain", "digest", "roomy", "kept"],
 )
 def test_oscillation_that_continues_after_the_nudge_stops_the_run(
-    run: Callable[..., AgentResult], memory: SlidingWindowMemory, first_nudge: int
+    run: Callable[..., AgentResult], memory: SlidingWindowMemory, first_nudge: int, answer: str
 ) -> None:
     answered = [0]
 
@@ -46,7 +49,7 @@ def test_oscillation_that_continues_after_the_nudge_stops_the_run(
         return act("report", "北京" if answered[0] % 2 else "上海")
 
     agent = create_agent(
-        FunctionChatModel(reply), [report], max_loops=10, max_errors=5, memory=memory
+        FunctionChatModel(reply), [report], max_loops=10, max_errors=5, memory=memory, answer=answer
     )
     result = run(agent)
     nudges = [s.step for s in result.steps if s.error_class is ErrorClass.DRIFT]

@@ -44,7 +44,7 @@ SLACK = 1.5
 # --- model behaviours: k (answered calls so far) -> reply --------------------------------
 
 Behaviour = Callable[[int], str | AIMessage]
-_VALID = [act("probe", "北京"), act("final", "北京晴")]
+_VALID = [act("probe", "北京"), act("final", "北京晴，温度25℃")]
 
 
 def _script(replies: list[str]) -> Behaviour:
@@ -181,7 +181,7 @@ def _problems(
     if result.stop_reason not in fits:
         bad.append(f"{cell}: stop {result.stop_reason.value}, expected one of {sorted(fits)}")
     if result.stop_reason is StopReason.FINAL:
-        if result.output != "北京晴" or result.error is not None:
+        if result.output != "北京晴，温度25℃" or result.error is not None:
             bad.append(f"{cell}: final with output {result.output!r}, error {result.error}")
         return bad
     error = result.error
