@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ._charts import Chart, histogram
-from ._view import RunView, _dict, _int, _num, _text, run_view, scrub
+from ._data import _dict, _int, _num, _text, scrub
+from ._view import RunView, run_view
 
 __all__ = ["BatchRow", "BatchView", "batch_view", "read_results"]
 

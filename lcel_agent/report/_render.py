@@ -24,7 +24,8 @@ import jinja2
 from markupsafe import Markup
 
 from ._batch import BatchView, batch_view
-from ._view import css_name, run_view
+from ._data import css_name
+from ._view import run_view
 
 __all__ = ["INLINE_LIMIT", "PACK_SIZE", "TABLE_ROWS", "render_batch", "render_run"]
 

@@ -9,26 +9,25 @@ empty, a field it does not know is listed under "other fields", never dropped.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._redact import redact
+from ._answer import describe_answer
 from ._charts import CHART_H, CHART_W, Chart
+from ._data import _dict, _int, _list, _num, _text, css_name, pretty, scrub
 
-__all__ = ["Bar", "Chart", "LoopView", "ObservationView", "RunView", "run_view", "scrub"]
+__all__ = ["Bar", "Chart", "LoopView", "ObservationView", "RunView", "run_view"]
 
 #: Fields of ``AgentResult.to_dict()`` the report places itself; others go to "other fields".
 RESULT_KEYS = frozenset(
     {"input", "output", "stop_reason", "loops", "steps", "usage", "error", "forced",
-     "elapsed_s", "messages", "compaction_usage", "compaction_calls", "pending"}
+     "elapsed_s", "messages", "compaction_usage", "compaction_calls", "pending", "answer"}
 )  # fmt: skip
 #: Fields of a step record the report places itself.
 STEP_KEYS = frozenset(
     {"step", "raw", "actions", "observations", "error", "usage", "llm_ms", "tools_ms", "forced",
-     "stage_ms", "window_tokens", "window_budget"}
+     "stage_ms", "window_tokens", "window_budget", "kind"}
 )  # fmt: skip
 
 #: Width of a timeline track in SVG user units (the track scales to the page).
@@ -42,55 +41,8 @@ TOOL_GAP = 3.0
 #: Stages of the default chain, in order; any other name gets the neutral colour.
 KNOWN_STAGES = (
     "assemble_prompt", "call_llm", "clean_json", "parse_action", "dispatch_tools",
-    "classify_error", "trim_memory",
+    "classify_error", "trim_memory", "answer",
 )  # fmt: skip
-
-
-def scrub(value: Any) -> Any:
-    """``value`` with every string passed through the redactor (dicts and lists walked)."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, Mapping):
-        return {redact(str(k)): scrub(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [scrub(v) for v in value]
-    return value
-
-
-def _num(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 0.0
-    return float(value) if math.isfinite(value) else 0.0
-
-
-def _int(value: Any) -> int:
-    return int(_num(value))
-
-
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _dict(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> Sequence[Any]:
-    return value if isinstance(value, (list, tuple)) else ()
-
-
-def pretty(value: Any) -> str:
-    """``value`` as indented JSON (strings as they are)."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
-
-
-def css_name(value: str) -> str:
-    """A class-name-safe form of an error class or stage name."""
-    return "".join(ch if ch.isalnum() else "-" for ch in value.lower()) or "unknown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +97,8 @@ class LoopView:
     actions: str
     observations: tuple[ObservationView, ...]
     other: str
+    kind: str = "act"
+    """``act``, or ``answer`` for a call of the answer stage."""
 
     @property
     def window_share(self) -> float:
@@ -181,6 +135,8 @@ class RunView:
     """Tokens those calls spent (part of the run's usage)."""
     pending: tuple[str, ...] = ()
     """A paused run's calls waiting for a decision, as ``tool(input)``."""
+    answer: str = ""
+    """Who wrote the answer (see :func:`~lcel_agent.report._answer.describe_answer`)."""
 
 
 def _segments(step: Mapping[str, Any]) -> tuple[list[tuple[str, float]], bool]:
@@ -196,6 +152,8 @@ def _segments(step: Mapping[str, Any]) -> tuple[list[tuple[str, float]], bool]:
     ]
     if timed:
         return timed, True
+    if step.get("kind") == "answer":  # a call of the answer stage: its model call only
+        return [("answer", max(0.0, _num(step.get("llm_ms"))))], False
     return [
         ("call_llm", max(0.0, _num(step.get("llm_ms")))),
         ("dispatch_tools", max(0.0, _num(step.get("tools_ms")))),
@@ -284,6 +242,7 @@ def _loop(step: Mapping[str, Any], index: int, scale_ms: float) -> LoopView:
         actions=pretty([_dict(a) for a in _list(step.get("actions"))]),
         observations=observations,
         other=pretty(other) if other else "",
+        kind=_text(step.get("kind")) or "act",
     )
 
 
@@ -391,4 +350,5 @@ def run_view(data: Mapping[str, Any]) -> RunView:
             f"{_text(_dict(a).get('tool'))}({_text(_dict(a).get('tool_input'))})"
             for a in _list(data.get("pending"))
         ),
+        answer=describe_answer(data.get("answer")),
     )
