@@ -90,6 +90,9 @@ def step_rows(record: StepRecord) -> list[tuple[str, str, str]]:
     """One ``(call, status, text)`` row per action of a loop (one row when it had none)."""
     if any(a.is_final for a in record.actions) and record.error is None:
         return [("final", "answer", "")]
+    if record.kind == "answer":  # the answer stage wrote (part of) the answer
+        status = record.error.error_class.value if record.error is not None else "written"
+        return [("answer", status, one_line(record.raw, _RESULT_CHARS))]
     rows = [(call_text(o.action), *_outcome(o)) for o in record.observations]
     if rows:
         return rows

@@ -110,3 +110,18 @@ def test_a_key_the_model_echoes_is_masked_in_json_output(run_cli, services):
     assert done.returncode == 0, done.stderr
     assert SECRET not in done.stdout + done.stderr
     assert json.loads(done.stdout)["output"] == "your key is ***"
+
+
+def test_the_trace_names_the_answer_stages_rows():
+    from lcel_agent.cli._display import step_rows
+    from lcel_agent.errors import ErrorClass
+    from lcel_agent.result import RunError, StepRecord, Usage
+
+    def step(raw: str, error: RunError | None = None) -> StepRecord:
+        return StepRecord(5, raw, (), (), error, Usage(), 1.0, 0.0, kind="answer")
+
+    assert step_rows(step('{"1. 北京": "北京晴"}')) == [
+        ("answer", "written", '{"1. 北京": "北京晴"}')
+    ]
+    cut = RunError(5, "answer", ErrorClass.TRUNCATED, "cut at the limit")
+    assert step_rows(step("北京", cut)) == [("answer", "truncated", "北京")]
