@@ -82,8 +82,6 @@ def resolve_tools(tools: Any) -> list[BaseTool]:
         raise TypeError(
             "tools must be a list of langchain-core tools (use @tool from langchain_core.tools)"
         )
-    if not tools:
-        raise ConfigurationError("tools is empty: the agent needs at least one tool")
     names: set[str] = set()
     checked = [_as_tool(item) for item in tools]
     for one in checked:

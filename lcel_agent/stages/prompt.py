@@ -72,13 +72,16 @@ def build_system_prompt(
     docs/benchmarks.md, "Real models").
     """
     if protocol != "json":  # the tools travel with the request, described by the API
-        return persona or texts.TOOL_CALLING_PERSONA
-    head = persona or texts.DEFAULT_PERSONA
-    lines = [head, *(tool_signature(tool) for tool in tools), texts.JSON_FORMAT]
-    if tools:
+        return persona or (texts.TOOL_CALLING_PERSONA if tools else texts.NO_TOOLS_PERSONA)
+    if not tools:  # no tool to offer: the one form is the answer
+        head = persona or texts.NO_TOOLS_PERSONA
+        lines = [head, texts.JSON_FORMAT_ANSWER, texts.JSON_ANSWER_ONLY]
+    else:
+        head = persona or texts.DEFAULT_PERSONA
+        lines = [head, *(tool_signature(tool) for tool in tools), texts.JSON_FORMAT]
         lines.append(texts.JSON_CALL + (texts.JSON_PARALLEL if parallel else ""))
-    lines.append(texts.JSON_FINAL)
-    lines.append(texts.DATA_NOT_INSTRUCTIONS)
+        lines.append(texts.JSON_FINAL)
+        lines.append(texts.DATA_NOT_INSTRUCTIONS)
     return "\n".join(lines)
 
 

@@ -49,8 +49,6 @@ def test_bad_options(llm, weather, options, error, match):
 
 
 def test_bad_tools(llm, weather):
-    with pytest.raises(ConfigurationError, match="at least one tool"):
-        create_agent(llm, [])
     with pytest.raises(ConfigurationError, match="two tools are named 'get_weather'"):
         create_agent(llm, [weather, weather])
     with pytest.raises(TypeError, match="@tool"):

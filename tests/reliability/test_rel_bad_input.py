@@ -65,8 +65,6 @@ def test_bad_tool_lists() -> None:
         create_agent(llm, "probe")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="list of langchain-core tools"):
         create_agent(llm, None)  # type: ignore[arg-type]
-    with pytest.raises(ConfigurationError, match="at least one tool"):
-        create_agent(llm, ())
 
 
 def _dup() -> BaseTool:
