@@ -311,27 +311,6 @@ class SlidingWindowMemory(WindowRules):
         if not self._placing:
             self._trim()
 
-    @contextlib.contextmanager
-    def placing(self) -> Iterator[None]:
-        """Add several messages and trim once, when the block ends.
-
-        For a conversation given whole (earlier questions and answers, then the new
-        question): its turns become history only when the new question arrives, and a
-        compactor that folds the current turns at once (``keep_turns=0``) must not fold
-        them before that::
-
-            with window.placing():
-                window.add_user("你是谁")
-                window.add_assistant("我是天气助手")
-                window.add_user("北京天气")
-        """
-        self._placing = True
-        try:
-            yield
-        finally:
-            self._placing = False
-            self._trim()
-
     def clear(self) -> None:
         """Remove every message, the digest and pinned ones included; counters are kept."""
         self._system = None
