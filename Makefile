@@ -85,10 +85,10 @@ bench-models: $(VENV)/.installed  ## fetch and check both GGUF models (LCEL_MODE
 bench-real: $(LLAMA_VENV)/.installed $(VENV)/.bench-real bench-models  ## every task, model and framework (about 3 hours on 2 cores)
 	$(PY) -m benchmarks.real.run --n 10 --n-other 5 $(BENCH_ARGS)
 
-bench-real-quick: $(LLAMA_VENV)/.installed $(VENV)/.bench-real  ## the article's task, 1.5B, lcel_agent and AgentExecutor, N=10
+bench-real-quick: $(LLAMA_VENV)/.installed $(VENV)/.bench-real  ## the article's task, 1.5B, lcel_agent and AgentExecutor, seeds 0-7 at 0.2
 	$(PY) -m benchmarks.real.models --only 1.5b
 	$(PY) -m benchmarks.real.run --models 1.5b --tasks article --frameworks lcel-json,executor \
-	    --n 10 --out benchmarks/results/real-quick $(BENCH_ARGS)
+	    --n 8 --out benchmarks/results/real-quick $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) $(PINNED_VENV) site .pytest_cache .mypy_cache .ruff_cache

@@ -221,7 +221,9 @@ def create_agent(
         # stream_mode="messages" skips "nostream" runs and shows the agent's output messages.
         model = model.with_config(tags=["nostream"])
     # No tools, nothing to bind (some providers refuse an empty tool list).
-    bound = _bind_tools(model, tool_list, parallel_tool_calls) if tool_calling and tool_list else model
+    bound = (
+        _bind_tools(model, tool_list, parallel_tool_calls) if tool_calling and tool_list else model
+    )
     limits_of_run = Limits(max_loops, token_budget, time_budget, reserve_final_answer, max_errors)
     # Policy STOP for transient model errors means: no retries at all.
     retries = 1 if resolved[ErrorClass.LLM_TRANSIENT] is Policy.STOP else llm_retries

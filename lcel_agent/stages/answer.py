@@ -317,7 +317,9 @@ class WriteAnswer(Stage):
         self, form: SchemaForm, writing: Writing, what: str, batch: Batch, message: str = ""
     ) -> list[Batch]:
         self.profile.refuse(form, message)
-        writing.fallback = f"the server {what} the schema ({form}): asked for text"
+        following = self._form()  # the next form the refusal leaves open, or text
+        how = f"asked with {following}" if following is not None else "asked for text"
+        writing.fallback = f"the server {what} the schema ({form}): {how}"
         return [batch]
 
     def _answer(self, writing: Writing) -> str | None:

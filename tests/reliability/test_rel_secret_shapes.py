@@ -159,8 +159,10 @@ def test_no_key_of_any_shape_survives_a_run(
     for name, text in _surfaces(result, debug_logs).items():
         assert _leaks(text, keys) == [], name
     # The model's context: after the first request, nothing it is sent carries a key.
-    assert len(sent) == 2 and REDACTED in sent[1]
-    assert _leaks(sent[1], keys) == []
+    # (The third request, when there is one, is the answer stage's: it carries the
+    # results, masked, into a fresh context and its schema's keys.)
+    assert len(sent) in (2, 3) and all(REDACTED in body for body in sent[1:])
+    assert [_leaks(body, keys) for body in sent[1:]] == [[]] * (len(sent) - 1)
 
 
 @pytest.mark.parametrize("shape", ["sk", "hex", "base64"])
