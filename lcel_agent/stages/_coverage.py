@@ -41,6 +41,8 @@ _SEGMENT = re.compile(rf"\d+(?:\.\d+)?|[{_CJK}]+|[A-Za-z]+")
 _CLAUSE = re.compile(r"[\n。；;！？!?]+|\.(?=\s|$)")
 # A reply that copies this much of a result word for word is writing the results out.
 _ECHO_CHARS = 24
+# ... and an answer this much of which is such copies is the results written out.
+_ECHO_SHARE = 0.5
 
 
 def segments(text: str) -> list[str]:
@@ -328,16 +330,27 @@ def echoes(reply: str, results: Sequence[str]) -> bool:
 
 
 def copies(answer: str, results: Sequence[str]) -> bool:
-    """Whether ``answer`` copies a stretch of ``_ECHO_CHARS`` characters or more of a result.
+    """Whether ``answer`` is mostly results copied out: half of it or more in word-for-word
+    stretches of ``_ECHO_CHARS`` characters or more.
 
-    A final answer made of a record's own words (``北京市（北京，adcode 110000）实时天气：``)
+    A final answer made of records' own words (``北京市（北京，adcode 110000）实时天气：``…)
     is the model writing its results out, not answering: measured on a 1.5B model, such
-    a copy goes on with the record cut short or with facts it made up. A result shorter
-    than that (the article's one-line weather) can be quoted whole without counting.
+    a copy goes on with the record cut short or with facts it made up. Quoting one line
+    of a result inside an answer of its own (a search hit's title) is answering: on the
+    article's task 6 of 8 such answers held every fact, and composing them anew cost a
+    call and gave back a copy. A result shorter than a stretch (the article's one-line
+    weather) can be quoted whole without counting.
     """
     # A link is quoted whole or not at all: citing one is not writing a result out.
     answer = _URL.sub(" ", answer)
-    return any(_longest_copy(answer, _URL.sub(" ", text)) >= _ECHO_CHARS for text in results)
+    copied = [False] * len(answer)
+    for text in results:
+        matcher = difflib.SequenceMatcher(None, answer, _URL.sub(" ", text), autojunk=False)
+        for block in matcher.get_matching_blocks():
+            if block.size >= _ECHO_CHARS:
+                copied[block.a : block.a + block.size] = [True] * block.size
+    written = [i for i, char in enumerate(answer) if not char.isspace()]
+    return bool(written) and sum(copied[i] for i in written) >= len(written) * _ECHO_SHARE
 
 
 def _longest_copy(reply: str, text: str) -> int:

@@ -181,6 +181,31 @@ def test_a_final_made_of_a_records_own_words_is_written_from_the_results(run, we
     assert record in result.output and "晴转多云" not in result.output
 
 
+def test_an_answer_of_its_own_that_quotes_a_title_is_the_models_answer(run, weather):
+    # Seen on a 1.5B model, 6 of 8 seeds: every fact in its own words, one hit's title quoted.
+    title = "2026年第28号台风“海葵”最新路径：距广东沿海约320公里"
+
+    @tool
+    def search_baidu(query: str) -> str:
+        """百度搜索"""
+        return f"title: {title}; link: http://www.baidu.com/link?url=t1; title: 台风实时路径图"
+
+    answer = f"北京扬沙，温度39℃，湿度41%。上海少云，温度14℃，湿度41%。搜索结果为：{title}"
+    script = [
+        json.dumps(
+            [{"action": "get_weather", "action_input": "北京"},
+             {"action": "get_weather", "action_input": "上海"},
+             {"action": "search_baidu", "action_input": "台风最新路径"}],
+            ensure_ascii=False,
+        ),
+        act("final", answer),
+    ]  # fmt: skip
+    model = Model(script)
+    result = run(create_agent(model.llm, [weather, search_baidu]), TASK + "，再搜台风最新路径")
+    assert result.output == answer and result.answer.source == "model"
+    assert not model.answering
+
+
 def test_a_short_result_quoted_whole_is_the_models_answer(run, weather):
     answer = f"{line('北京')}；{line('上海')}"  # 20 characters each: quoted, not echoed
     model = Model([calls("北京", "上海"), act("final", answer)])
