@@ -11,6 +11,7 @@ of the earlier ones before it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,7 @@ __all__ = ["Batch", "batches", "lines_schema", "read_lines", "read_text", "reada
 # model followed more closely than the whole call (7 of 8 complete answers against 6 of
 # 8: docs/benchmarks.md, "The answer stage"). Long inputs are cut: keys stay short.
 _KEY_CHARS = 40
+_CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 SUMMARY_KEY = "summary"
 
 
@@ -166,7 +168,22 @@ def read_lines(text: str, batch: Batch) -> list[str] | None:
     lines = [read_text(field) for field in fields]
     if not all(lines[: len(batch.results)]):
         return None
-    return [line for line in lines if line]
+    named = [_named(line, r.subject) for line, r in zip(lines, batch.results, strict=False)]
+    return [line for line in [*named, *lines[len(named) :]] if line]
+
+
+def _named(line: str | None, subject: str) -> str | None:
+    """A result's line led by its subject when the line does not name it.
+
+    Under the schema the model writes each line under its result's key (``"1. 北京"``)
+    and may leave the subject out of the line ("多云，温度26℃"): the key it wrote
+    under says whose line it is, and a line read alone must say it too. The label is
+    the call's input, never a result's words.
+    """
+    subject = subject.strip()
+    if not line or not subject or subject in line or len(subject) > _KEY_CHARS:
+        return line
+    return f"{subject}{'：' if _CJK.search(subject) else ': '}{line}"
 
 
 def read_text(text: str) -> str | None:

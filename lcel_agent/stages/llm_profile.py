@@ -7,7 +7,7 @@ keys asked for). Servers ask for it in different words:
 * ``"json_schema"``: OpenAI's ``response_format`` ``{"type": "json_schema", ...}`` with
   ``"strict": true``; vLLM, llama.cpp's own ``llama-server`` and LM Studio take it too;
 * ``"json_object_schema"``: ``{"type": "json_object", "schema": ...}``, what
-  llama-cpp-python's server reads (it refuses ``json_schema`` with HTTP 422);
+  llama-cpp-python's server reads (it refuses ``json_schema`` with an HTTP 500 naming the types it takes);
 * ``"ollama_format"``: Ollama's ``format`` field, a schema.
 
 :func:`profile_of` says, for a chat model (or a Runnable around one), which of these to

@@ -89,6 +89,32 @@ def test_a_schema_held_reply_has_one_line_per_result():
     assert result.output.splitlines()[:3] == [line(c) for c in cities]
 
 
+class Unnamed(Policy):
+    """Writes each result's line without its city, as the 1.5B model did under the schema."""
+
+    def __call__(self, messages: list[dict[str, Any]], tools: Any) -> str:
+        reply = super().__call__(messages, tools)
+        if messages[0]["content"] != ANSWER_SYSTEM:
+            return reply
+        return "\n".join(re.sub(r"^城\d+市", "", line) for line in reply.splitlines())
+
+
+def test_a_schema_held_line_that_leaves_out_its_subject_is_led_by_it():
+    cities = [city(i) for i in range(3)]
+    with SimulatedOpenAIServer(Unnamed(cities)) as srv:
+        result = _run(srv, cities)
+    assert result.answer.output_mode == "native"
+    assert result.output.splitlines()[:3] == [f"{c}：{line(c)[len(c) + 1 :]}" for c in cities]
+
+
+def test_a_text_reply_has_no_keys_so_its_lines_get_no_label():
+    cities = [city(i) for i in range(3)]
+    with SimulatedOpenAIServer(Unnamed(cities), response_formats=("text",)) as srv:
+        result = _run(srv, cities)  # text replies: no keys, so no label either
+    assert result.answer.output_mode == "text"
+    assert result.output.splitlines()[:3] == [line(c)[len(c) + 1 :] for c in cities]
+
+
 def test_a_server_that_refuses_the_schema_costs_one_refusal_then_text():
     cities = [city(i) for i in range(3)]
     with SimulatedOpenAIServer(Policy(cities), response_formats=("text",)) as srv:
