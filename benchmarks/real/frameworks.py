@@ -13,10 +13,23 @@ tokenizer, and the record says so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
-from benchmarks._frameworks import Build, classic_executor, langchain_v1, langgraph_prebuilt, lcel
+from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool
+
+from benchmarks._frameworks import (
+    Build,
+    Run,
+    classic_executor,
+    langchain_v1,
+    langgraph_prebuilt,
+    lcel,
+)
+from lcel_agent.stages.answer import Answer
 
 LLM_TIMEOUT = 300.0
 """Seconds one model call may take, for every framework."""
@@ -33,11 +46,44 @@ class Row:
     """Runs N times on the 1.5B model (the others, and every row on 0.5B, run N_other times)."""
 
 
+def acting_schema(tools: Sequence[BaseTool]) -> dict[str, Any]:
+    """The JSON protocol's forms as a schema: one action, or a list of them.
+
+    ``action`` is a tool's name or ``final``; ``action_input`` a string (every tool of
+    this benchmark takes one string argument). A server that holds decoding to it can
+    only write a reply the parser reads.
+    """
+    action = {
+        "type": "object",
+        "properties": {
+            "action": {"enum": [*(t.name for t in tools), "final"]},
+            "action_input": {"type": "string"},
+        },
+        "required": ["action", "action_input"],
+    }
+    return {"anyOf": [action, {"type": "array", "items": action, "minItems": 1}]}
+
+
+def lcel_held(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: int = 15) -> Run:
+    """lcel_agent (json) with every acting reply held to :func:`acting_schema`.
+
+    The server holds the reply with llama-cpp-python's ``json_object`` + ``schema`` form;
+    the answer stage gets the unbound model (its own schema replaces the acting one).
+    """
+    held_format = {"type": "json_object", "schema": acting_schema(tools)}
+    # Beside the model's own extra_body (it carries max_tokens for llama-cpp-python).
+    body = {**(getattr(llm, "extra_body", None) or {}), "response_format": held_format}
+    held = llm.bind(extra_body=body)
+    build = lcel("json", 2, keep_record=True, llm_timeout=LLM_TIMEOUT, answer=Answer(llm=llm))
+    return build(held, tools, max_loops)  # type: ignore[arg-type]  # a bound chat model
+
+
 ROWS: dict[str, Row] = {
     r.key: r
     for r in (
         Row("lcel-json", "lcel_agent (defaults, json)",
             lcel("json", 2, keep_record=True, llm_timeout=LLM_TIMEOUT), primary=True),
+        Row("lcel-held", "lcel_agent (json, acting replies schema-held)", lcel_held),
         Row("lcel-tools", "lcel_agent tool_calling",
             lcel("tool_calling", 2, keep_record=True, llm_timeout=LLM_TIMEOUT)),
         # Not streamed: llama.cpp's server gives no usage in a stream (see the module doc).
