@@ -20,7 +20,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from .. import texts
 from ..errors import ActionParseError
-from ._coverage import Result
+from ._coverage import CJK, Result
 from .clean import extract_json
 
 __all__ = ["Batch", "batches", "lines_schema", "read_lines", "read_text", "readable", "request"]
@@ -30,7 +30,7 @@ __all__ = ["Batch", "batches", "lines_schema", "read_lines", "read_text", "reada
 # model followed more closely than the whole call (7 of 8 complete answers against 6 of
 # 8: docs/benchmarks.md, "The answer stage"). Long inputs are cut: keys stay short.
 _KEY_CHARS = 40
-_CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_CHINESE = re.compile(f"[{CJK}]")
 SUMMARY_KEY = "summary"
 
 
@@ -183,7 +183,7 @@ def _named(line: str | None, subject: str) -> str | None:
     subject = subject.strip()
     if not line or not subject or subject in line or len(subject) > _KEY_CHARS:
         return line
-    return f"{subject}{'：' if _CJK.search(subject) else ': '}{line}"
+    return f"{subject}{'：' if _CHINESE.search(subject) else ': '}{line}"
 
 
 def read_text(text: str) -> str | None:

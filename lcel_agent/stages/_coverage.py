@@ -32,11 +32,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Result", "copies", "echoes", "segments", "unused", "uses_any"]
+__all__ = ["CJK", "Result", "copies", "echoes", "segments", "unused", "uses_any"]
 
 _URL = re.compile(r"https?://\S+")
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_SEGMENT = re.compile(rf"\d+(?:\.\d+)?|[{_CJK}]+|[A-Za-z]+")
+# The Chinese characters (CJK ideographs and their extensions), as a character class body.
+CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_SEGMENT = re.compile(rf"\d+(?:\.\d+)?|[{CJK}]+|[A-Za-z]+")
 # Where an answer's clauses end: a line, a sentence, a semicolon (Chinese or not).
 _CLAUSE = re.compile(r"[\n。；;！？!?]+|\.(?=\s|$)")
 # A reply that copies this much of a result word for word is writing the results out.
