@@ -44,6 +44,8 @@ class Row:
     build: Build
     primary: bool = False
     """Runs N times on the 1.5B model (the others, and every row on 0.5B, run N_other times)."""
+    probe: bool = False
+    """Not in the default rows: a measurement run only when ``--frameworks`` names it."""
 
 
 def acting_schema(tools: Sequence[BaseTool]) -> dict[str, Any]:
@@ -83,7 +85,7 @@ ROWS: dict[str, Row] = {
     for r in (
         Row("lcel-json", "lcel_agent (defaults, json)",
             lcel("json", 2, keep_record=True, llm_timeout=LLM_TIMEOUT), primary=True),
-        Row("lcel-held", "lcel_agent (json, acting replies schema-held)", lcel_held),
+        Row("lcel-held", "lcel_agent (json, acting replies schema-held)", lcel_held, probe=True),
         Row("lcel-tools", "lcel_agent tool_calling",
             lcel("tool_calling", 2, keep_record=True, llm_timeout=LLM_TIMEOUT)),
         # Not streamed: llama.cpp's server gives no usage in a stream (see the module doc).

@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--frameworks",
-        default=",".join(k for k in ROWS if k != "lcel-held"),  # a probe: asked for by name
+        default=",".join(k for k, row in ROWS.items() if not row.probe),
         help=f"comma-separated: {','.join(ROWS)}",
     )
     parser.add_argument(
