@@ -12,6 +12,8 @@ The dispatcher and :func:`lcel_agent.tools.safe_tool` share these helpers::
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -49,14 +51,40 @@ class TransientError(str):
 
 
 def is_error_result(value: Any) -> bool:
-    """Whether ``value`` is a failed tool result: a string starting with ``ERROR:``.
+    """Whether ``value`` is a failed tool result, by the tool's own convention.
 
-    Leading whitespace is ignored. A message (e.g. a ``ToolMessage``) is judged
-    by its string content; anything else is not an error result.
+    Two conventions are read: a string starting with ``ERROR:`` (the article's;
+    leading whitespace ignored), and an object whose only or first key is
+    ``"error"`` with a value that says something (``{"error": "No such file"}``, as a
+    dict or as its JSON text), which is how many backends and HTTP APIs answer a
+    failed request. ``{"error": null, "data": ...}`` is a success: its error is empty.
+    A message (e.g. a ``ToolMessage``) is judged by its content.
     """
     if isinstance(value, BaseMessage):
         value = value.content
-    return isinstance(value, str) and value.lstrip().startswith(ERROR_PREFIX)
+    if isinstance(value, str):
+        stripped = value.lstrip()
+        if stripped.startswith(ERROR_PREFIX):
+            return True
+        if not (stripped.startswith("{") and _ERROR_KEY.match(stripped)):
+            return False  # the cheap test first: no JSON parsed for an ordinary result
+        try:
+            value = json.loads(stripped)
+        except ValueError:
+            return False
+    return isinstance(value, Mapping) and _error_first(value)
+
+
+# An object whose first key is "error": the only shape worth parsing the JSON for.
+_ERROR_KEY = re.compile(r'\{\s*"error"\s*:')
+
+
+def _error_first(value: Mapping[Any, Any]) -> bool:
+    first = next(iter(value), None)
+    if first != "error":
+        return False
+    said = value[first]
+    return said is not None and said is not False and said != "" and said != {} and said != []
 
 
 def stringify_output(value: Any) -> str:

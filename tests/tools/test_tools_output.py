@@ -52,6 +52,20 @@ def test_negative_limit_is_a_mistake():
         ("result mentions ERROR: inside", False),
         (None, False),
         ({"ERROR:": 1}, False),
+        # The other convention: an object whose only or first key is "error" (BFCL's
+        # backends, many HTTP APIs), as a value or as its JSON text.
+        ({"error": "No such directory: 'tmp'"}, True),
+        ('{"error": "No such directory"}', True),
+        ('  {"error": {"code": 404, "message": "not found"}}', True),
+        ({"error": "x", "detail": "y"}, True),
+        # ... and what is not: an empty error, an error that is not the first key, text.
+        ({"error": None, "data": [1, 2]}, False),
+        ('{"error": null, "result": "ok"}', False),
+        ({"error": ""}, False),
+        ({"result": "ok", "error": "ignored"}, False),
+        ('{"errors_seen": 2}', False),
+        ('{"error": "cut', False),
+        ('the error key is {"error": 1}', False),
         (ToolMessage(content="ERROR: x", tool_call_id="1"), True),
         (AIMessage(content="fine"), False),
     ],
