@@ -120,8 +120,12 @@ UNKNOWN_TOOL = "ERROR: there is no tool named {name!r}.{hint} Available tools: {
 #: A call from an agent that has no tools. Fields: name.
 NO_TOOLS = "ERROR: there is no tool named {name!r}: you have no tools. Give your final answer."
 
-#: The input did not fit the tool. Fields: name, schema.
-TOOL_BAD_ARGUMENTS = "ERROR: the input does not fit tool {name!r}. Its input is: {schema}."
+#: The input did not fit the tool, checked before the call. Fields: name, problems (short
+#: phrases: "'destination' is missing"), schema (``{source: string, count?: integer}``).
+TOOL_BAD_ARGUMENTS = (
+    "ERROR: the input does not fit tool {name!r}: {problems}. Its input is: {schema}. "
+    "Call it again with input that fits."
+)
 
 #: A tool failed or timed out. Fields: name, detail.
 TOOL_FAILED = "{detail}\nThe tool {name!r} failed. Try another way or another tool."

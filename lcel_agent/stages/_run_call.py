@@ -32,6 +32,7 @@ from .._timeout import (
 )
 from ..errors import ErrorClass, Policy
 from ..state import Observation
+from ..tools._fit import call_schema, schema_line
 from ..tools._injected import Injected
 from ..tools._native import runs_async, runs_sync
 from ..tools._output import TransientError, is_error_result, truncate_output
@@ -111,11 +112,18 @@ class CallRunner:
                 transient=True,
             )
         if isinstance(exc, ValidationError):
-            return Outcome(
-                False,
-                f"ERROR: invalid input for {tool.name!r}: {exc.error_count()} error(s)",
-                ErrorClass.BAD_ARGUMENTS,
+            # The tool's own validator saw what the schema check could not (a validator
+            # of its own): said as the schema check says it, without the input itself.
+            problems = [
+                f"'{'.'.join(map(str, e['loc']))}': {e['msg']}" if e["loc"] else str(e["msg"])
+                for e in exc.errors()[:4]
+            ]
+            text = texts.TOOL_BAD_ARGUMENTS.format(
+                name=tool.name,
+                problems=redact("; ".join(problems)),
+                schema=schema_line(call_schema(tool)),
             )
+            return Outcome(False, truncate_output(text, 500), ErrorClass.BAD_ARGUMENTS)
         detail = redact(f"ERROR: {type(exc).__name__}: {exc}")
         transient = isinstance(exc, TimeoutError | ConnectionError)
         return Outcome(

@@ -46,6 +46,7 @@ from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
 from ..tools._args import coerce_single_arg
+from ..tools._fit import Fitted, call_schema, fit_input, schema_line
 from ..tools._injected import Injected, injected_args, model_args
 from ..tools._runtime import agent_state, check_tool
 from ._base import Stage
@@ -147,6 +148,8 @@ class DispatchTools(Stage):
             t.name: found for t in every if (found := injected_args(t)) is not None
         }
         self._model_args = {t.name: model_args(t, self._injected.get(t.name)) for t in every}
+        # The schema each tool's input is checked against: the one the model was shown.
+        self._schemas = {t.name: call_schema(t) for t in every}
         for t in every:  # refused now, not after a model call was paid for
             check_tool(t, self._injected.get(t.name))
         self._runner = CallRunner(
@@ -210,15 +213,18 @@ class DispatchTools(Stage):
                 )
                 planned.append(refused(action, ErrorClass.DRIFT, text))
                 continue
+            schema = self._schemas[tool.name]
             try:
-                tool_input = self._prepare_input(tool, action.tool_input)
+                fitted = fit_input(self._prepare_input(tool, action.tool_input), schema)
             except ValueError:
-                args = self._model_args[tool.name].items()
-                schema = ", ".join(f"{k}: {v.get('type', 'any')}" for k, v in args)
-                text = texts.TOOL_BAD_ARGUMENTS.format(name=tool.name, schema="{" + schema + "}")
+                fitted = Fitted(action.tool_input, ["it must be an object of named arguments"])
+            if fitted.problems:
+                text = texts.TOOL_BAD_ARGUMENTS.format(
+                    name=tool.name, problems="; ".join(fitted.problems), schema=schema_line(schema)
+                )
                 planned.append(refused(action, ErrorClass.BAD_ARGUMENTS, text))
                 continue
-            planned.append(Call(action, tool, tool_input, seen))
+            planned.append(Call(action, tool, fitted.value, seen))
         return planned
 
     # --- running a call (lcel_agent.stages._run_call) ----------------------------------
