@@ -23,13 +23,27 @@ from ..errors import ActionParseError
 from ._coverage import CJK, Result
 from .clean import extract_json
 
-__all__ = ["Batch", "batches", "lines_schema", "read_lines", "read_text", "readable", "request"]
+__all__ = [
+    "Batch",
+    "batches",
+    "lines_schema",
+    "plain_key",
+    "read_lines",
+    "read_text",
+    "readable",
+    "request",
+]
 
 # A key names its result (the model writes it before the line, under the schema's grammar,
 # which keeps the line on its subject): its number and the call's input, which the 1.5B
 # model followed more closely than the whole call (7 of 8 complete answers against 6 of
-# 8: docs/benchmarks.md, "The answer stage"). Long inputs are cut: keys stay short.
-_KEY_CHARS = 40
+# 8: docs/benchmarks.md, "The answer stage"). A key goes into the server's grammar, so it
+# is kept plain: letters and digits of any script, spaces, '.', '-' and '_', at most 24
+# characters (llama-cpp-python 0.3.36 died of one key with a '"' in it; issue 37).
+_KEY_CHARS = 24
+# A subject longer than this is no label to lead a line with.
+_LABEL_CHARS = 40
+_UNSAFE = re.compile(r"[^\w .-]+")
 _CHINESE = re.compile(f"[{CJK}]")
 SUMMARY_KEY = "summary"
 
@@ -44,11 +58,9 @@ class Batch:
     """The batch that ends the answer: it writes the summary."""
 
     def keys(self) -> list[str]:
-        """The schema's keys, one per result (``"1. 北京"``; the call when it has no input)."""
-        return [
-            f"{self.first + i}. {r.subject.strip() or r.call}"[:_KEY_CHARS]
-            for i, r in enumerate(self.results)
-        ]
+        """The schema's keys, one per result: its number and its subject made plain
+        (``"1. 北京"``; ``"2. log.txt destination"`` for ``{"source": "log.txt", ...``)."""
+        return [plain_key(self.first + i, r.subject or r.tool) for i, r in enumerate(self.results)]
 
     def halves(self) -> tuple[Batch, Batch]:
         """The batch split in two (a reply cut short writes fewer results at a time)."""
@@ -57,6 +69,17 @@ class Batch:
             Batch(self.results[:middle], self.first, False),
             Batch(self.results[middle:], self.first + middle, self.last),
         )
+
+
+def plain_key(number: int, subject: str) -> str:
+    """A schema key safe for any grammar converter: ``"{number}. {subject, plain}"``.
+
+    Only word characters (any script), spaces, ``.``, ``-`` and ``_`` are kept, runs of
+    anything else become one space, and the whole key is at most 24 characters; a
+    subject with nothing plain left gives the number alone.
+    """
+    words = " ".join(_UNSAFE.sub(" ", subject).split())
+    return f"{number}. {words}"[:_KEY_CHARS].rstrip(" .-") if words else str(number)
 
 
 def batches(results: Sequence[Result], budget: int, counter: Callable[[str], int]) -> list[Batch]:
@@ -181,7 +204,7 @@ def _named(line: str | None, subject: str) -> str | None:
     the call's input, never a result's words.
     """
     subject = subject.strip()
-    if not line or not subject or subject in line or len(subject) > _KEY_CHARS:
+    if not line or not subject or subject in line or len(subject) > _LABEL_CHARS:
         return line
     return f"{subject}{'：' if _CHINESE.search(subject) else ': '}{line}"
 
