@@ -54,7 +54,8 @@ from ..tokens import count_message, estimate_tokens
 from ._base import Stage
 from .llm_client import without_client_retries
 from .llm_errors import classify_model_error
-from .llm_reply import cut_off, redact_reply, reports_finish, token_limit, with_token_limit
+from .llm_profile import with_output_limit
+from .llm_reply import cut_off, redact_reply, reports_finish, token_limit
 
 __all__ = ["CONTEXT_OVERFLOW", "CallLLM", "without_client_retries"]
 
@@ -208,9 +209,9 @@ class CallLLM(Stage):
         if last is None or limit is None:
             return _Plan(list(state.prompt), model)
         # Twice what the cut reply was allowed (it may itself have been asked for more).
-        key, value = limit
+        _, value = limit
         larger = 2 * max(value, last.usage.output_tokens)
-        return _Plan(list(state.prompt), with_token_limit(model, key, larger), enlarged=larger)
+        return _Plan(list(state.prompt), with_output_limit(model, larger), enlarged=larger)
 
     @staticmethod
     def _smaller(state: AgentState, prompt: list[BaseMessage]) -> list[BaseMessage] | None:

@@ -7,12 +7,15 @@ from typing import Any, TypeGuard
 from langchain_core.runnables import Runnable, RunnableBinding
 
 from .._lazy import is_chat_model
+from .llm_profile import legacy_limit_body
 
 __all__ = ["is_own_client", "without_client_retries"]
 
 
 def without_client_retries(llm: Runnable[Any, Any], timeout: float | None) -> Runnable[Any, Any]:
-    """Return ``llm`` with the openai client's own retries off and its HTTP timeout set.
+    """Return ``llm`` with the openai client's own retries off and its HTTP timeout set,
+    and its reply budget made to hold on servers that read only ``max_tokens``
+    (:func:`~lcel_agent.stages.llm_profile.legacy_limit_body`).
 
     ``ChatOpenAI`` retries twice by itself and sets no HTTP timeout; stacked under
     the loop's retries that is up to nine HTTP attempts per loop, and a hung
@@ -50,6 +53,9 @@ def without_client_retries(llm: Runnable[Any, Any], timeout: float | None) -> Ru
         object.__setattr__(copy, name, value)
     if hasattr(copy, "max_retries"):
         object.__setattr__(copy, "max_retries", 0)
+    # The reply budget must hold on the server too (llama-cpp-python reads only max_tokens).
+    if (body := legacy_limit_body(copy)) is not None:
+        object.__setattr__(copy, "extra_body", body)
     return copy
 
 

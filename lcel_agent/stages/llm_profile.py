@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlparse
 
+from langchain_core.messages import HumanMessage
 from langchain_core.runnables import Runnable
 from langchain_core.runnables.base import RunnableBindingBase
 
@@ -40,6 +41,7 @@ __all__ = [
     "SCHEMA_FORMS",
     "ModelProfile",
     "SchemaForm",
+    "legacy_limit_body",
     "profile_of",
     "with_output_limit",
     "with_schema",
@@ -103,8 +105,8 @@ def profile_of(model: Runnable[Any, Any]) -> ModelProfile:
     chat = found[0]
     if _is_openai_client(chat):
         base = getattr(chat, "openai_api_base", None) or ""
-        host = urlparse(base).hostname if base else "api.openai.com"
-        if host in _OPENAI_HOSTS:
+        if _is_openai_host(base):
+            host = urlparse(base).hostname if base else "api.openai.com"
             return ModelProfile(("json_schema",), extra_body=True, endpoint=base or host or "")
         # Another OpenAI-compatible server: the standard form first, llama-cpp-python's next.
         forms: tuple[SchemaForm, ...] = ("json_schema", "json_object_schema")
@@ -173,7 +175,8 @@ def with_output_limit(model: Runnable[Any, Any], tokens: int) -> Runnable[Any, A
 
     Where the model's ``extra_body`` already carries ``max_tokens`` (a server that reads
     ``max_tokens`` but not the ``max_completion_tokens`` newer clients send, such as
-    llama-cpp-python's), the limit is set there too, or the server would not see it.
+    llama-cpp-python's: see :func:`legacy_limit_body`), the limit is set there too, or
+    the server would not see it.
     """
     key = (token_limit(model) or ("max_tokens", 0))[0]
     limited = with_token_limit(model, key, tokens)
@@ -181,3 +184,35 @@ def with_output_limit(model: Runnable[Any, Any], tokens: int) -> Runnable[Any, A
     if "max_tokens" in body:
         limited = limited.bind(extra_body={**body, "max_tokens": tokens})
     return limited
+
+
+def _is_openai_host(base: str) -> bool:
+    host = (urlparse(base).hostname or "") if base else "api.openai.com"
+    return host in _OPENAI_HOSTS or host.endswith(".openai.azure.com")
+
+
+def legacy_limit_body(chat: Any) -> dict[str, Any] | None:
+    """The ``extra_body`` that makes ``chat``'s reply budget hold on its server, or None.
+
+    langchain-openai 1.x sends a ``ChatOpenAI(max_tokens=N)``'s limit as
+    ``max_completion_tokens``, which OpenAI reads and some OpenAI-compatible servers
+    do not: llama-cpp-python 0.3.36 ignores it (checked: ``max_completion_tokens=5``
+    gave 80 tokens, and one request with 18 tools generated for over 15 minutes).
+    For a server other than OpenAI's (whose newer models refuse ``max_tokens``) the
+    same limit then also goes as ``max_tokens`` in ``extra_body``; a server that reads
+    both sees one limit. None where nothing needs adding: no limit, OpenAI itself, a
+    client that already sends ``max_tokens``, or a body that already carries it.
+    """
+    if not _is_openai_client(chat) or _is_openai_host(getattr(chat, "openai_api_base", None) or ""):
+        return None
+    limit = getattr(chat, "max_tokens", None)
+    body = getattr(chat, "extra_body", None) or {}
+    if not isinstance(limit, int) or isinstance(limit, bool) or "max_tokens" in body:
+        return None
+    try:
+        payload = chat._get_request_payload([HumanMessage(content="")])
+    except Exception:  # an old or a custom client: judged by its parameters instead
+        payload = dict(getattr(chat, "_default_params", {}) or {})
+    if "max_completion_tokens" not in payload or "max_tokens" in payload:
+        return None
+    return {**body, "max_tokens": limit}
