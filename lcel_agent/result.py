@@ -217,6 +217,9 @@ class StepRecord:
     kind: str = "act"
     """``"act"`` for a loop of the acting model; ``"answer"`` for a call of the answer stage,
     which wrote (part of) the answer from the tools' results."""
+    notice: str | None = None
+    """The notice the reply was sent back with, when it was words sent back once (a plan,
+    or words before any call in the JSON protocol): not an error, not counted by the breaker."""
 
     def __add__(self, other: Any) -> Any:
         # A stream's events add up to the last one: LangChain adds streamed chunks to
@@ -238,23 +241,25 @@ class StepRecord:
 class AnswerRecord:
     """How the run's answer came to be (``result.answer``): the answer stage's account.
 
-    Set whenever tool calls succeeded and the model stopped acting. ``source`` says whose
-    words the answer is: the acting model's own final answer, kept because it uses every
-    result (``"model"``), or written by the answer stage in a fresh, short context from
-    every result the run gathered (``"composed"``).
+    Set whenever the model stopped acting with tool results in hand. ``source`` says whose
+    words the answer is: the acting model's own (``"model"``: kept as it wrote it, or its
+    ``final`` action unwrapped), the answer stage's, written in a fresh, short context
+    from every result the run gathered (``"composed"``), or, when no answer could be
+    had, the results themselves in plain lines (``"results"``, with a ``note``). ``repair``
+    says why the stage wrote, when it did.
     """
 
     source: str
-    """``"model"`` (the model's own answer, unchanged) or ``"composed"`` (the answer stage's)."""
+    """``"model"``, ``"composed"`` or ``"results"`` (see above)."""
     trigger: str
-    """What ended the acting: ``final`` (an answer, in JSON or in prose), ``echo`` (the
-    results copied back, as a reply or as a final answer made of a result's own words),
-    ``cut`` (an answer cut off at the length limit), ``forced`` (the reserved last loop),
-    ``drift`` (the model only repeated calls it had made, with results in hand)."""
+    """What ended the acting: ``final`` (an answer, in JSON or in words), ``forced`` (the
+    reserved last loop), ``empty`` (an empty reply), ``plan`` (a plan, sent back once and
+    given again), ``echo`` (the results copied back instead of a call), ``cut`` (a reply
+    cut off at the length limit), ``drift`` (the model only repeated calls it had made)."""
     results: int
     """Successful tool results the answer was checked against or written from."""
     unused: tuple[str, ...] = ()
-    """The calls whose results the model's own answer did not use (``get_weather(北京)``):
+    """The calls whose results the model's own answer provably left out (``get_weather(北京)``):
     why it was rewritten, or, when it was kept for want of a model call, what it lacks."""
     draft: str | None = None
     """The model's own answer, when the answer stage replaced it."""
@@ -268,6 +273,11 @@ class AnswerRecord:
     reply was cut short (``note`` says which). A cut answer is never passed off as whole."""
     note: str = ""
     """Why ``complete`` is False, or what the stage fell back from."""
+    repair: str = ""
+    """Why the answer stage wrote the answer (empty when the model's own answer stood):
+    ``cut``, ``echo``, ``empty``, ``plan``, ``form`` (the reply was protocol JSON, not
+    words), ``omits`` (the answer provably left a result out: see ``unused``), ``drift``,
+    or ``compose`` (``answer="compose"``)."""
 
 
 @dataclass(frozen=True, slots=True)

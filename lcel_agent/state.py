@@ -95,6 +95,12 @@ class AgentState:
     stage reads it to decide whether the answer needs writing."""
     answer: AnswerRecord | None = None
     """The answer stage's account of the answer, once it decided."""
+    persona: str | None = None
+    """The instructions the user gave the agent (``system_prompt``, or a run's own system
+    message): the answer stage writes by them too."""
+    noticed: bool = False
+    """A reply in words was sent back with a notice since the last successful call: the
+    next reply without a call is the answer (one notice between two successes)."""
     # --- per loop ---
     prompt: tuple[BaseMessage, ...] = ()
     """Per loop: the messages sent to the model."""
@@ -108,6 +114,12 @@ class AgentState:
     """Per loop: the results of the dispatched actions."""
     loop_error: RunError | None = None
     """Per loop: the first error of this loop."""
+    plan: bool = False
+    """Per loop: the reply in words taken as the answer is a plan (the model stopped acting
+    without answering: the answer stage writes the answer, where results allow)."""
+    notice: str | None = None
+    """Per loop: a reply in words is sent back once with this notice (a plan, or words
+    before any call in the JSON protocol). Not an error: the breaker does not count it."""
     pending: tuple[BaseMessage, ...] = ()
     """Per loop: messages ``trim_memory`` adds to the window (as one turn)."""
     pending_facts: tuple[Fact, ...] = ()

@@ -8,17 +8,21 @@ Each is a ``str.format`` template; the fields are listed beside it.
 from __future__ import annotations
 
 __all__ = [
+    "ANSWER_DECISION",
     "ANSWER_EARLIER",
     "ANSWER_FORMAT_REPROMPT",
     "ANSWER_FORMAT_RULE",
     "ANSWER_JSON",
+    "ANSWER_LANGUAGE",
     "ANSWER_LINES",
+    "ANSWER_PERSONA",
     "ANSWER_QUESTION",
     "ANSWER_RESULT",
     "ANSWER_SCHEMA",
     "ANSWER_STRUCTURED",
     "ANSWER_SUMMARY",
     "ANSWER_SYSTEM",
+    "ANSWER_VERBATIM",
     "DATA_NOT_INSTRUCTIONS",
     "DEFAULT_PERSONA",
     "DRIFT_NUDGE",
@@ -31,13 +35,14 @@ __all__ = [
     "JSON_FORMAT",
     "JSON_FORMAT_ANSWER",
     "JSON_PARALLEL",
+    "JSON_PLAN_NOTICE",
     "JSON_TOOL",
     "NOT_APPROVED",
     "NO_TOOLS",
     "NO_TOOLS_PERSONA",
     "OBSERVATION",
     "OBSERVATION_OF",
-    "PLAN_REPROMPT",
+    "PLAN_NOTICE",
     "PROSE_REPROMPT",
     "TOOL_BAD_ARGUMENTS",
     "TOOL_CALLING_PERSONA",
@@ -107,11 +112,18 @@ PROSE_REPROMPT = (
     "your next tool call."
 )
 
-#: Tool-calling protocol: a reply with no tool call that carries nothing the tools found
-#: (thinking aloud, after a call succeeded). No fields.
-PLAN_REPROMPT = (
-    "Your last reply called no tool and did not answer the question. Call the tool you "
-    "need next, or give your answer with what the tools returned."
+#: Tool-calling protocol: a reply that says what the model will do, with no call. Sent once;
+#: the next reply without a call is the answer. No fields.
+PLAN_NOTICE = (
+    "Your last reply said what you will do but called no tool. Call the tool now, or, if "
+    "you already have what the question asks for, give your answer."
+)
+
+#: The JSON protocol's twin of :data:`PLAN_NOTICE`. No fields.
+JSON_PLAN_NOTICE = (
+    "Your last reply said what you will do but made no call. Reply with the JSON of that "
+    'call now, or, if you already have what the question asks for, with {"action": "final", '
+    '"action_input": "<your answer>"}.'
 )
 
 #: An action named a tool the agent does not have. Fields: name, tools, hint.
@@ -225,6 +237,23 @@ ANSWER_JSON = (
     "key, one line saying what the result is about and every fact it gives that the "
     "question asks for{ending}."
 )
+
+#: What to write for a yes/no question or a choice: a short answer, not a report of every
+#: result. No fields.
+ANSWER_DECISION = (
+    "Answer the question from these results in one or two sentences: the answer first "
+    "(yes or no, or the one it asks you to choose), then the facts that decide it."
+)
+
+#: Added to every request: the answer's language is the question's. No fields.
+ANSWER_LANGUAGE = "Write in the language of the question."
+
+#: Added where the question asks for a result's words as they are. No fields.
+ANSWER_VERBATIM = "Where the question asks for a result's own words, quote them exactly."
+
+#: Opens the answer stage's system prompt when the user gave the agent instructions, which
+#: the answer keeps too. Fields: persona.
+ANSWER_PERSONA = "{persona}\n\n"
 
 #: The JSON request's ending, on the request that writes the last results. No fields.
 ANSWER_SCHEMA = ', then "summary": a short summary that answers the question'

@@ -27,7 +27,7 @@ RESULT_KEYS = frozenset(
 #: Fields of a step record the report places itself.
 STEP_KEYS = frozenset(
     {"step", "raw", "actions", "observations", "error", "usage", "llm_ms", "tools_ms", "forced",
-     "stage_ms", "window_tokens", "window_budget", "kind"}
+     "stage_ms", "window_tokens", "window_budget", "kind", "notice"}
 )  # fmt: skip
 
 #: Width of a timeline track in SVG user units (the track scales to the page).
@@ -84,6 +84,8 @@ class LoopView:
     error_stage: str
     error_message: str
     error_notice: str
+    notice: str
+    """What a reply in words was sent back with (no error: a plan, or words before a call)."""
     total_ms: float
     timed: bool
     stages: tuple[tuple[str, float], ...]
@@ -229,6 +231,7 @@ def _loop(step: Mapping[str, Any], index: int, scale_ms: float) -> LoopView:
         error_stage=error_stage,
         error_message=_text(error.get("message")) if error else "",
         error_notice=_text(error.get("notice")) if error else "",
+        notice=_text(step.get("notice")),
         total_ms=start,
         timed=timed,
         stages=tuple(segments),

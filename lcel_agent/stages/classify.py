@@ -14,12 +14,14 @@ Pure: it reads what the earlier stages left in the state and writes
   and ``max_loops`` when the loop reserved for a final answer brought none;
 * the turn ``trim_memory`` will add to the window: its messages (never a raw
   parser error), the facts it established, and whether it failed;
-* what ended the acting (``finished_by``), for the answer stage: an answer, or,
-  once calls have succeeded, a reply that copies their results out instead of a
-  call (``echo``) or an answer cut off at the length limit (``cut``): the model has
-  stopped acting, so neither is re-prompted when the answer stage may write the
-  answer (``compose=True``); and a drift stop with results in hand (``drift``):
-  the answer stage writes the answer from them rather than none.
+* what ended the acting (``finished_by``), for the answer stage: an answer
+  (``final``, ``forced`` on the reserved loop), an empty reply (``empty``) or a plan
+  given as the answer (``plan``: a plan sent back once, then another reply in words),
+  or, once calls have succeeded, a reply that copies their results out instead of a
+  call (``echo``), an answer cut off at the length limit (``cut``), or a drift stop
+  (``drift``): the model has stopped acting, and the answer stage decides the answer;
+* a reply in words sent back once with a notice (``state.notice``): neither a success
+  nor a failure, so the breaker does not count it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from .._messages import message_text
 from .._redact import redact
 from ..breaker import StopWhy, advance
 from ..errors import ErrorClass, Policy
+from ..gathered import gathered
 from ..memory import Fact
 from ..memory.compaction import ANSWER_CALL
 from ..policies import DEFAULT_POLICIES
@@ -50,8 +53,7 @@ from ..state import (
 )
 from ..texts import FORMAT_REPROMPT
 from ._base import Stage
-from ._coverage import echoes
-from ._results import gathered
+from .answer import echoes
 from .parse import final_text
 
 __all__ = ["ClassifyError", "facts_of"]
@@ -133,8 +135,6 @@ class ClassifyError(Stage):
         transcript: how the loop is written into memory (per protocol).
         return_direct: names of tools whose successful result ends the run as
             its answer (``tool.return_direct``), with no further model call.
-        compose: the answer stage may write the answer: a reply that echoes the results
-            or an answer cut off ends the acting instead of being re-prompted.
     """
 
     name = "classify_error"
@@ -146,11 +146,9 @@ class ClassifyError(Stage):
         policies: Mapping[ErrorClass, Policy] | None = None,
         transcript: Transcript | None = None,
         return_direct: Collection[str] = (),
-        compose: bool = False,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
-        self.compose = compose
         self.return_direct = frozenset(return_direct)
         self.max_errors = max_errors
         self.policies = {**DEFAULT_POLICIES, **(policies or {})}
@@ -172,6 +170,7 @@ class ClassifyError(Stage):
             window_tokens=state.memory.token_count,
             window_budget=state.memory.max_tokens,
             reply=state.reply,
+            notice=state.notice if error is None else None,
         )
 
     def _loop_error(self, state: AgentState) -> RunError | None:
@@ -193,6 +192,8 @@ class ClassifyError(Stage):
         self, state: AgentState, final: Action, steps: tuple[StepRecord, ...], by: str
     ) -> AgentState:
         answer = final_text(final.tool_input)
+        if by != "direct":
+            by = "empty" if not answer.strip() else "plan" if state.plan else by
         return dataclasses.replace(
             state,
             steps=steps,
@@ -205,7 +206,7 @@ class ClassifyError(Stage):
 
     def _done_acting(self, state: AgentState, error: RunError | None) -> str | None:
         """``echo`` or ``cut`` when a failed reply shows the model has stopped acting."""
-        if not self.compose or error is None or state.reply is None:
+        if error is None or state.reply is None:
             return None
         if error.error_class not in (ErrorClass.FORMAT, ErrorClass.TRUNCATED):
             return None
@@ -256,6 +257,8 @@ class ClassifyError(Stage):
                 state, steps=steps, stop=StopReason.MAX_LOOPS, error=stop_error
             )
 
+        if error is None and state.notice is not None:
+            return self._sent_back(state, steps)
         notice = error.notice if error is not None else None
         if notice is None and error is not None and error.error_class is ErrorClass.FORMAT:
             notice = FORMAT_REPROMPT
@@ -271,6 +274,8 @@ class ClassifyError(Stage):
         changes: dict[str, Any] = {
             "steps": steps,
             "breaker": breaker,
+            # A success opens the way for one more notice (see state.noticed).
+            "noticed": state.noticed and not any(o.ok for o in state.observations),
             "pending": tuple(self.transcript.messages(state, notice)),
             "pending_facts": facts_of(state.observations),
             # A reply with one failed call among successes is shown whole until the next
@@ -299,13 +304,23 @@ class ClassifyError(Stage):
                 changes["finished_by"] = self._drifted(state)
         return dataclasses.replace(state, **changes)
 
+    def _sent_back(self, state: AgentState, steps: tuple[StepRecord, ...]) -> AgentState:
+        """A reply in words goes back once with its notice; the breaker does not count it."""
+        return dataclasses.replace(
+            state,
+            steps=steps,
+            noticed=True,
+            pending=tuple(self.transcript.messages(state, state.notice)),
+            pending_failed=True,  # like a failed turn: it leaves the window at the next success
+        )
+
     def _drifted(self, state: AgentState) -> str | None:
         """``drift`` when a model that keeps repeating itself already holds results.
 
         Measured on a 1.5B model: with every result in, it asks again for what it has
-        until drift stops it. The answer stage then writes the answer from the results.
+        until drift stops it. The answer stage then decides the answer from the results.
         """
-        return "drift" if self.compose and gathered(state) else None
+        return "drift" if gathered(state) else None
 
 
 def _direct_answer(state: AgentState, names: frozenset[str]) -> str | None:

@@ -41,12 +41,12 @@ from langchain_core.runnables import RunnableConfig
 from .._messages import message_text
 from .._redact import redact
 from ..errors import ActionParseError, ErrorClass, error_reason
+from ..gathered import gathered
 from ..state import FINAL_ACTION, AgentState, RunError
 from ..texts import FORMAT_REPROMPT, PROSE_REPROMPT
 from ._base import Stage
-from ._coverage import uses_any
+from ._plans import judge_words
 from ._repair import read_closed_outer, read_lenient, top_level_values
-from ._results import gathered
 
 __all__ = [
     "CleanJson",
@@ -139,22 +139,6 @@ def is_prose(text: str, tools: Collection[str] = ()) -> bool:
     return bool(stripped) and "{" not in stripped and not any(t in stripped for t in tools)
 
 
-def _answers(text: str, state: AgentState, tools: Collection[str]) -> bool:
-    """Whether a reply without JSON is an answer: it carries a fact of the results so far.
-
-    An answer tells what the tools found; a plan ("I need to check the weather first",
-    "我想一想……") tells what it will do, and carries none of it. A reply that opens
-    with a tool's name is a call written out, whatever follows.
-    """
-    stripped = text.strip()
-    if not stripped or "{" in stripped or stripped.startswith(tuple(tools)):
-        return False
-    if not tools:  # an agent with no tools has nothing to plan: its words are the answer
-        return True
-    results = gathered(state)
-    return bool(results) and uses_any(stripped, results, state.task)
-
-
 class CleanJson(Stage):
     """Parse the reply's JSON into ``state.parsed`` (or a str/message into a value).
 
@@ -184,22 +168,31 @@ class CleanJson(Stage):
         try:
             parsed = several_values(text) or extract_json(text)
         except (ActionParseError, TypeError) as exc:
-            prose = is_prose(text, self.tools)
-            if self.prose_answers and _answers(text, state, self.tools):
-                answer = {"action": FINAL_ACTION, "action_input": text.strip()}
-                return dataclasses.replace(state, parsed=answer)
+            stripped = text.strip()
+            if self.prose_answers and "{" not in stripped:
+                if not stripped and gathered(state):  # said nothing, with results in hand
+                    return dataclasses.replace(state, parsed=_final(""))
+                if stripped:
+                    words = judge_words(stripped, state, self.tools, json_protocol=True)
+                    if words.notice is not None:
+                        return dataclasses.replace(state, notice=words.notice)
+                    return dataclasses.replace(state, parsed=_final(stripped), plan=words.plan)
             error = RunError(
                 state.loops,
                 self.name or "clean_json",
                 ErrorClass.FORMAT,
                 redact(error_reason(exc)),
-                notice=PROSE_REPROMPT if prose else None,
+                notice=PROSE_REPROMPT if is_prose(text, self.tools) else None,
             )
             return dataclasses.replace(state, loop_error=error)
         return dataclasses.replace(state, parsed=parsed)
 
     def run_standalone(self, value: Any, config: RunnableConfig) -> Any:
         return extract_json(message_text(value))
+
+
+def _final(text: str) -> dict[str, str]:
+    return {"action": FINAL_ACTION, "action_input": text}
 
 
 class KeepReply(Stage):

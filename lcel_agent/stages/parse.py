@@ -10,9 +10,11 @@ Two parsers, one per protocol, each replacing the other under the same stage nam
 * :class:`ParseToolCalls` (tool-calling protocol) reads ``AIMessage.tool_calls``;
   a reply without tool calls is the final answer, unless its text is a tool call
   written out (plain JSON, fenced, or in ``<tool_call>`` tags) naming one of the
-  agent's tools, as models behind servers that do not parse calls write them, or,
-  once calls have succeeded, it carries no fact of their results: a plan, not an
-  answer (the same rule as the JSON protocol's prose, :mod:`.clean`).
+  agent's tools, as models behind servers that do not parse calls write them. A reply
+  in words that is plainly a plan is sent back once with a notice; the next reply
+  without a call is the answer (the same rule as the JSON protocol's prose:
+  :mod:`._plans`). An empty reply once calls have succeeded ends the acting too (the
+  answer stage writes the answer); before any, it is a ``format`` error.
   A call of a tool named ``final`` is an ``unknown_tool`` error (no tool may
   have that name).
 
@@ -38,6 +40,7 @@ from langchain_core.runnables import RunnableConfig
 from .._messages import message_text
 from .._redact import redact
 from ..errors import ActionParseError, ErrorClass, error_reason
+from ..gathered import gathered
 from ..state import FINAL_ACTION, Action, AgentState, RunError
 from ..structured import ResponseFormat
 from ..texts import (
@@ -46,12 +49,10 @@ from ..texts import (
     FORMAT_REPROMPT,
     JSON_CALL,
     JSON_FINAL,
-    PLAN_REPROMPT,
     PROSE_REPROMPT,
 )
 from ._base import Stage
-from ._coverage import uses_any
-from ._results import gathered
+from ._plans import judge_words
 from ._shapes import ShapeError, read_action
 from .clean import extract_json
 
@@ -252,6 +253,8 @@ class ParseAction(Stage):
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None or state.loop_error is not None or state.reply is None:
             return state
+        if state.notice is not None:  # words sent back with a notice: nothing to parse
+            return state
         try:
             actions = parse_actions(
                 state.parsed, self.tools, self.tools, prefer_final=state.final_only
@@ -318,17 +321,13 @@ class ParseToolCalls(Stage):
         if written:
             return _with_written_calls(state, written, self.tools)
         if not answer:
+            if gathered(state):  # said nothing, with results in hand: acting is over
+                return dataclasses.replace(state, actions=(Action(FINAL_ACTION, ""),))
             return _format_error(
                 state, stage, ValueError("the reply has neither tool calls nor text")
             )
-        results = gathered(state)
-        if results and not state.final_only and not uses_any(answer, results, state.task):
-            error = RunError(
-                state.loops,
-                stage,
-                ErrorClass.FORMAT,
-                "the reply called no tool and carried no fact of the results: a plan, not an answer",
-                notice=PLAN_REPROMPT,
-            )
-            return dataclasses.replace(state, loop_error=error)
+        words = judge_words(answer, state, self.tools, json_protocol=False)
+        if words.notice is not None:
+            return dataclasses.replace(state, notice=words.notice)
+        state = dataclasses.replace(state, plan=words.plan)
         return _with_actions(state, stage, (Action(FINAL_ACTION, answer),), self.response_format)

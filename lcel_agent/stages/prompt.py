@@ -113,6 +113,8 @@ class AssemblePrompt(Stage):
             actions=(),
             observations=(),
             loop_error=None,
+            notice=None,
+            plan=False,
             pending=(),
             pending_facts=(),
             pending_failed=False,
