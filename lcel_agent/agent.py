@@ -46,7 +46,7 @@ from .durable import check_checkpointer, with_checkpoint
 from .errors import ConfigurationError, ErrorClass, Policy
 from .limits import Limits
 from .loop import AgentLoop
-from .memory import AGENT_COMPACTOR, SlidingWindowMemory
+from .memory import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, SlidingWindowMemory
 from .policies import resolve_policies
 from .protocols import JsonTranscript, ToolCallTranscript
 from .stages import (
@@ -253,14 +253,12 @@ def create_agent(
             max_concurrency=max_concurrency,
             max_observation_chars=max_observation_chars,
             approve=approve,
-            results_kept=options.mode != "model",
         ),
         "classify_error": ClassifyError(
             max_errors=max_errors,
             policies=resolved,
             transcript=ToolCallTranscript() if tool_calling else JsonTranscript(),
             return_direct=[t.name for t in tool_list if t.return_direct],
-            compose=options.mode != "model",
         ),
         "trim_memory": TrimMemory(),
         "answer": WriteAnswer(
@@ -272,6 +270,7 @@ def create_agent(
             backoff=llm_backoff,
             max_retry_after=max_retry_after,
             response_format=fmt,
+            tools=names,
         ),
     }
     built.update(swapped)
@@ -289,23 +288,28 @@ def create_agent(
                 fmt=fmt,
             ),
         ),
-        memory=memory if memory is not None else _default_window(options),
+        memory=memory if memory is not None else _default_window(options, tool_calling),
         limits=limits_of_run,
         response_format=fmt,
         raise_on_failure=bool(raise_on_failure),
         native_tools=tool_calling,
         checkpointer=checkpointer,
         tool_names=sorted(names),
+        persona=system_prompt,
     )
 
 
-def _default_window(options: Answer) -> SlidingWindowMemory:
-    """800 tokens. With an answer stage that writes from every result, results leave the
-    window early (``AGENT_COMPACTOR``); without one (``answer="model"``) the model must see
-    them to answer, so turns stay word for word while there is room (the window's default)."""
+def _default_window(options: Answer, tool_calling: bool) -> SlidingWindowMemory:
+    """800 tokens. With an answer stage that keeps every result for the answer, results fold
+    into their lines early (``AGENT_COMPACTOR``: the newest turn stays whole when its lines
+    would cut it, and always under tool calling, ``AGENT_TOOL_COMPACTOR``); with
+    ``answer="model"`` the model answers from its window, so turns stay word for word while
+    there is room (the window's default). The builder chooses the window; no stage reads
+    the answer's options."""
     if options.mode == "model":
         return SlidingWindowMemory(max_tokens=800)
-    return SlidingWindowMemory(max_tokens=800, compactor=AGENT_COMPACTOR)
+    compactor = AGENT_TOOL_COMPACTOR if tool_calling else AGENT_COMPACTOR
+    return SlidingWindowMemory(max_tokens=800, compactor=compactor)
 
 
 def _prompt_or_default(

@@ -6,10 +6,12 @@ dispatchers. An action *drifts* when
 * the same tool with the same input already failed in this run (one repeat
   of a call that only timed out, or of a failed call to an idempotent tool, is
   a retry, not drift), or was refused without running;
-* it already succeeded, and either the run keeps every result for its answer (the
-  answer stage: the window's ledger line says the call was made) or the result is
-  still in the memory window, word for word or in the window's digest (when
-  nothing keeps it, asking again is legitimate);
+* it already succeeded, its result is still in the memory window (word for word or in
+  the window's digest: when the window no longer shows it, asking again is legitimate),
+  and no call of *another* tool has succeeded since: nothing the model did since could
+  have changed what it would return (a weather report, a search asked again). After
+  another tool's success (``cd`` between two ``ls``, a ticket created between two
+  listings) the same call is asked of a world that may have changed, and it runs;
 * it completes an A, B, A, B oscillation between two actions;
 * it appears twice in one reply.
 
@@ -36,10 +38,23 @@ REFUSED = "\x00refused"
 HistoryEntry = tuple[str, bool, str]
 
 
+def _tool(signature: str) -> str:
+    return signature.partition("\x00")[0]
+
+
+def _changed_since(sig: str, history: Sequence[HistoryEntry]) -> bool:
+    """Whether a call of another tool succeeded after ``sig``'s last success."""
+    last = max(i for i, (s, ok, excerpt) in enumerate(history) if s == sig and ok)
+    tool = _tool(sig)
+    return any(
+        ok and excerpt != REFUSED and _tool(s) != tool for s, ok, excerpt in history[last + 1 :]
+    )
+
+
 def detect_drift(
     action: Action,
     history: Sequence[HistoryEntry],
-    window_texts: Iterable[str] | None,
+    window_texts: Iterable[str],
     batch: Sequence[Action] = (),
     *,
     may_retry: bool = False,
@@ -49,8 +64,7 @@ def detect_drift(
     Args:
         action: the action about to be dispatched.
         history: the run's earlier dispatches, oldest first.
-        window_texts: the texts of the messages now in the memory window, or None when
-            the run keeps every result (a call that succeeded is then never asked again).
+        window_texts: the texts of the messages now in the memory window.
         batch: the actions before this one in the same reply.
         may_retry: the tool is idempotent, so one repeat after any failure is a retry.
     """
@@ -61,11 +75,9 @@ def detect_drift(
     ran = [entry for entry in earlier if entry[2] != REFUSED]
     succeeded = [excerpt for _, ok, excerpt in ran if ok]
     if succeeded:
-        if window_texts is None:
-            return "it already succeeded, and its result is kept for your answer"
-        # Asking again is legitimate only when the window no longer shows the result.
         excerpt = succeeded[-1]
-        if not excerpt or any(excerpt in text for text in window_texts):
+        shown = not excerpt or any(excerpt in text for text in window_texts)
+        if shown and not _changed_since(sig, history):
             return "its result is already in the conversation"
     elif ran:
         # One repeat of a call that failed once is a retry, not a loop, when it only timed

@@ -45,12 +45,11 @@ from .conversation import RunInput, output_for, read_input, seed_window
 from .durable import CHECKPOINT_STAGE, Identity, Journey, Threads, ThreadState
 from .durable._trip import ARunLoop, RunLoop
 from .errors import AgentRunError, ConfigurationError
+from .gathered import gathered
 from .graph import loop_graph
 from .limits import Limits, finish, gate
 from .limits import limit_specs as _limit_specs
 from .memory import SlidingWindowMemory
-from .stages._results import gathered
-from .stages.answer import WriteAnswer
 from .state import AgentResult, AgentState, StepRecord, StopReason
 from .streaming import AnswerTap, aanswer_stream, answer_stream
 from .streaming.modes import ModeView, StreamMode, check_mode, joined
@@ -106,8 +105,11 @@ class AgentLoop(Runnable[Any, Any]):
         native_tools: bool = False,
         checkpointer: Any = None,
         tool_names: Sequence[str] = (),
+        persona: str | None = None,
     ) -> None:
         self.stages = dict(stages)
+        self.persona = persona
+        """The agent's own instructions (``system_prompt``): the answer stage writes by them."""
         self._stages = tuple(self.stages.items())
         # The stages the quiet loop calls through ``run``/``arun``; the others it invokes.
         self._direct = direct_stages(self._stages)
@@ -159,10 +161,12 @@ class AgentLoop(Runnable[Any, Any]):
 
     def _holds(self, state: AgentState) -> bool:
         """Whether the acting model's answer this loop may yet be replaced by the answer
-        stage's (tools have succeeded), so a stream must not send it as it comes."""
+        stage's, so a stream must not send it as it comes. The stage says (``may_replace``);
+        a stage that cannot say may replace any answer once tools have succeeded."""
         stage = self.stages.get("answer")
-        if isinstance(stage, WriteAnswer) and stage.options.mode == "model":
-            return False
+        may_replace = getattr(stage, "may_replace", None)
+        if callable(may_replace):
+            return bool(may_replace(state))
         return bool(gathered(state))
 
     def _begin(self, value: Any, config: RunnableConfig) -> Journey:
@@ -183,7 +187,10 @@ class AgentLoop(Runnable[Any, Any]):
         )
         started = time.monotonic()
         deadline = None if limits.time_budget is None else started + limits.time_budget
-        return AgentState(task=run.task, memory=window, started=started, deadline=deadline)
+        persona = run.persona if run.persona is not None else self.persona
+        return AgentState(
+            task=run.task, memory=window, started=started, deadline=deadline, persona=persona
+        )
 
     def _result(self, state: AgentState) -> AgentResult:
         result = finish(state)

@@ -24,8 +24,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lcel_agent.stages._compose import Batch, lines_schema, read_lines, read_text, request
-from lcel_agent.stages._coverage import Result
+from lcel_agent.gathered import Result
+from lcel_agent.stages.answer._reply import read_lines, read_text
+from lcel_agent.stages.answer._request import Asking, Batch, lines_schema, request
 from lcel_agent.stages.llm_profile import with_output_limit, with_schema
 from lcel_agent.testing.services import use_services
 
@@ -88,7 +89,9 @@ def ask(base_url: str, task: Task, results: list[Result], variant: Variant, seed
     model: Any = with_output_limit(chat_model(base_url, seed), 1024)
     if held:
         model = with_schema(model, "json_object_schema", _schema(batch, keys))
-    reply = str(model.invoke(request(task.prompt, batch, form="json" if held else "text")).content)
+    reply = str(
+        model.invoke(request(Asking(task.prompt), batch, form="json" if held else "text")).content
+    )
     lines = read_lines(reply, batch) if held else [read_text(reply) or ""]
     return "\n".join(lines or [reply])
 

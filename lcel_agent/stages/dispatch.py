@@ -111,8 +111,6 @@ class DispatchTools(Stage):
         max_observation_chars: the longest result shown to the model; longer ones
             keep their head and tail around a marker.
         approve: asked about each action before it runs (see the module docstring).
-        results_kept: the run keeps every result for its answer (the answer stage), so a
-            call that succeeded is never run again (drift), whatever the window shows.
     """
 
     name = "dispatch_tools"
@@ -129,11 +127,9 @@ class DispatchTools(Stage):
         max_concurrency: int = 8,
         max_observation_chars: int = 4000,
         approve: Approve | None = None,
-        results_kept: bool = False,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
-        self.results_kept = results_kept
         self.tools = {tool.name: tool for tool in tools}
         self.timeout = timeout
         self.limits = dict(tool_call_limits or {})
@@ -174,6 +170,8 @@ class DispatchTools(Stage):
     def _prepare_input(self, tool: BaseTool, value: Any) -> Any:
         args = self._model_args[tool.name]
         fields = list(args)
+        if not fields and value in (None, "", {}, []):
+            return {}  # a tool that takes nothing (ls(), pwd()), called as models write it
         if len(fields) == 1 and args[fields[0]].get("type", "string") == "string":
             return {fields[0]: coerce_single_arg(value, fields[0])}
         if isinstance(value, str) and value.strip().startswith("{"):
@@ -184,11 +182,7 @@ class DispatchTools(Stage):
 
     def plan(self, state: AgentState | None, actions: Sequence[Action]) -> list[Observation | Call]:
         """Decide, per action, what to run (a call) or what to answer at once."""
-        window = (
-            None
-            if self.results_kept or not state
-            else [message_text(m) for m in state.memory.messages]
-        )
+        window = [message_text(m) for m in state.memory.messages] if state else []
         history = state.history if state else ()
         seen = agent_state(state_messages(state))
         planned: list[Observation | Call] = []

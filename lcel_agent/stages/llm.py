@@ -201,11 +201,8 @@ class CallLLM(Stage):
     def _first_plan(self, state: AgentState) -> _Plan:
         model = self._model(state)
         last = state.steps[-1] if state.steps else None
-        limit = (
-            token_limit(model)
-            if last is not None and last.error_class is ErrorClass.TRUNCATED
-            else None
-        )
+        cut = last is not None and last.error_class is ErrorClass.TRUNCATED
+        limit = token_limit(model) if cut else None
         if last is None or limit is None:
             return _Plan(list(state.prompt), model)
         # Twice what the cut reply was allowed (it may itself have been asked for more).

@@ -1,11 +1,12 @@
-"""The answer stage's requests and replies: what the model is asked, what is read back.
+"""What the answer stage asks: the question, a batch of results, numbered, and a form.
 
-Pure helpers of :mod:`lcel_agent.stages.answer`. A request holds the question and a
-batch of the run's results, numbered, one per line (:func:`request`); its reply is
-read as text, or, when the server held it to :func:`lines_schema`, as one line per
-result and a summary (:func:`read_lines`). Results are put into batches that fit a
-token budget (:func:`batches`), the last batch also writing the summary with the lines
-of the earlier ones before it.
+A request holds the user's instructions (the agent's ``system_prompt`` or the run's
+own system message) before the stage's own system text, the question and a batch of
+the run's results, one per line, and what to write: for a report, one line per
+result then a summary (held to :func:`lines_schema` where the server can), for a yes/no
+question or a choice a short answer; always in the question's language. Results are
+put into batches that fit a token budget (:func:`batches`), the last batch also writing
+the summary with the lines of the earlier ones before it.
 """
 
 from __future__ import annotations
@@ -18,18 +19,17 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from .. import texts
-from ..errors import ActionParseError
-from ._coverage import CJK, Result
-from .clean import extract_json
+from ... import texts
+from ...gathered import Result
+from ._question import Shape
 
 __all__ = [
+    "SUMMARY_KEY",
     "Batch",
     "batches",
+    "key_label",
     "lines_schema",
     "plain_key",
-    "read_lines",
-    "read_text",
     "readable",
     "request",
 ]
@@ -41,11 +41,27 @@ __all__ = [
 # is kept plain: letters and digits of any script, spaces, '.', '-' and '_', at most 24
 # characters (llama-cpp-python 0.3.36 died of one key with a '"' in it; issue 37).
 _KEY_CHARS = 24
-# A subject longer than this is no label to lead a line with.
-_LABEL_CHARS = 40
 _UNSAFE = re.compile(r"[^\w .-]+")
-_CHINESE = re.compile(f"[{CJK}]")
+_NUMBERED = re.compile(r"\d+\. ")
 SUMMARY_KEY = "summary"
+
+
+def plain_key(number: int, subject: str) -> str:
+    """A schema key safe for any grammar converter: ``"{number}. {subject, plain}"``.
+
+    Only word characters (any script), spaces, ``.``, ``-`` and ``_`` are kept, runs of
+    anything else become one space, and the whole key is at most 24 characters; a
+    subject with nothing plain left gives the number alone.
+    """
+    words = " ".join(_UNSAFE.sub(" ", subject).split())
+    return f"{number}. {words}"[:_KEY_CHARS].rstrip(" .-") if words else str(number)
+
+
+def key_label(key: str) -> str:
+    """The subject a key names (``"1. 北京"`` -> ``"北京"``; ``"3"`` -> ``""``): the label a
+    line written under the key is led by when it does not start with it."""
+    numbered = _NUMBERED.match(key)
+    return key[numbered.end() :] if numbered is not None else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +75,7 @@ class Batch:
 
     def keys(self) -> list[str]:
         """The schema's keys, one per result: its number and its subject made plain
-        (``"1. 北京"``; ``"2. log.txt destination"`` for ``{"source": "log.txt", ...``)."""
+        (``"1. 北京"``; ``"2. source log.txt"`` for ``{"source": "log.txt", ...``)."""
         return [plain_key(self.first + i, r.subject or r.tool) for i, r in enumerate(self.results)]
 
     def halves(self) -> tuple[Batch, Batch]:
@@ -69,17 +85,6 @@ class Batch:
             Batch(self.results[:middle], self.first, False),
             Batch(self.results[middle:], self.first + middle, self.last),
         )
-
-
-def plain_key(number: int, subject: str) -> str:
-    """A schema key safe for any grammar converter: ``"{number}. {subject, plain}"``.
-
-    Only word characters (any script), spaces, ``.``, ``-`` and ``_`` are kept, runs of
-    anything else become one space, and the whole key is at most 24 characters; a
-    subject with nothing plain left gives the number alone.
-    """
-    words = " ".join(_UNSAFE.sub(" ", subject).split())
-    return f"{number}. {words}"[:_KEY_CHARS].rstrip(" .-") if words else str(number)
 
 
 def batches(results: Sequence[Result], budget: int, counter: Callable[[str], int]) -> list[Batch]:
@@ -130,8 +135,18 @@ def _flat(value: Any, key: str = "") -> Iterator[str]:
         yield f"{key}: {value}" if key else str(value)
 
 
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """How a run's answer is asked for (the same for every request of the run)."""
+
+    question: str
+    persona: str | None = None
+    shape: Shape = "report"
+    verbatim: bool = False
+
+
 def request(
-    question: str,
+    asking: Asking,
     batch: Batch,
     *,
     earlier: Sequence[str] = (),
@@ -141,23 +156,33 @@ def request(
     """The messages of one request: system, then the question, the batch and the form.
 
     ``form`` is ``"text"`` or ``"json"`` (one key per result); ``schema``, when given, is
-    a ``response_format`` the whole answer must fit (then the batch is every result).
+    a ``response_format`` the whole answer must fit (then the batch is every result). A
+    decision (yes/no, a choice) is asked for as a short text answer.
     """
     listed = "\n".join(
         texts.ANSWER_RESULT.format(n=batch.first + i, call=r.call, text=readable(r.text))
         for i, r in enumerate(batch.results)
     )
-    parts = [texts.ANSWER_QUESTION.format(question=question, results=listed)]
+    parts = [texts.ANSWER_QUESTION.format(question=asking.question, results=listed)]
     if earlier and batch.last:
         parts.append(texts.ANSWER_EARLIER.format(lines="\n".join(earlier)))
     if schema is not None:
         parts.append(texts.ANSWER_STRUCTURED.format(schema=schema))
+    elif asking.shape == "decision":
+        parts.append(texts.ANSWER_DECISION)
     elif form == "json":
         parts.append(texts.ANSWER_JSON.format(ending=texts.ANSWER_SCHEMA if batch.last else ""))
     else:
         ending = texts.ANSWER_SUMMARY if batch.last else "nothing more"
         parts.append(texts.ANSWER_LINES.format(ending=ending))
-    return [SystemMessage(content=texts.ANSWER_SYSTEM), HumanMessage(content="\n\n".join(parts))]
+    rules = [texts.ANSWER_LANGUAGE]
+    if asking.verbatim:
+        rules.append(texts.ANSWER_VERBATIM)
+    parts.append(" ".join(rules))
+    system = texts.ANSWER_SYSTEM
+    if asking.persona and asking.persona.strip():
+        system = texts.ANSWER_PERSONA.format(persona=asking.persona.strip()) + system
+    return [SystemMessage(content=system), HumanMessage(content="\n\n".join(parts))]
 
 
 def lines_schema(batch: Batch) -> dict[str, Any]:
@@ -169,63 +194,3 @@ def lines_schema(batch: Batch) -> dict[str, Any]:
         "required": keys,
         "additionalProperties": False,
     }
-
-
-def read_lines(text: str, batch: Batch) -> list[str] | None:
-    """The lines of a JSON reply (and the summary, last), or None when it does not fit.
-
-    Keys are matched in order, so a model that numbered them its own way still counts:
-    what must hold is one string per result (and the summary). A field that holds a
-    ``final`` action out of habit counts as its answer (:func:`read_text`).
-    """
-    try:
-        value = extract_json(text)
-    except ActionParseError:
-        return None
-    if not isinstance(value, dict):
-        return None
-    wanted = len(batch.results) + (1 if batch.last else 0)
-    fields = [v for v in value.values() if isinstance(v, str)]
-    if len(fields) != wanted or len(value) != wanted:
-        return None
-    lines = [read_text(field) for field in fields]
-    if not all(lines[: len(batch.results)]):
-        return None
-    named = [_named(line, r.subject) for line, r in zip(lines, batch.results, strict=False)]
-    return [line for line in [*named, *lines[len(named) :]] if line]
-
-
-def _named(line: str | None, subject: str) -> str | None:
-    """A result's line led by its subject when the line does not name it.
-
-    Under the schema the model writes each line under its result's key (``"1. 北京"``)
-    and may leave the subject out of the line ("多云，温度26℃"): the key it wrote
-    under says whose line it is, and a line read alone must say it too. The label is
-    the call's input, never a result's words.
-    """
-    subject = subject.strip()
-    if not line or not subject or subject in line or len(subject) > _LABEL_CHARS:
-        return line
-    return f"{subject}{'：' if _CHINESE.search(subject) else ': '}{line}"
-
-
-def read_text(text: str) -> str | None:
-    """A text reply as the answer: the text, or the answer of a ``final`` action written
-    out of habit, bare or in prose (a model that has been acting in JSON may keep to
-    it); None for a tool call written out of the same habit, which answers nothing."""
-    stripped = text.strip()
-    if "{" not in stripped:
-        return stripped or None
-    try:
-        value = extract_json(stripped)
-    except ActionParseError:
-        return stripped
-    items = value if isinstance(value, list) else [value]
-    actions = [i for i in items if isinstance(i, dict) and "action" in i]
-    if not actions or len(actions) != len(items):
-        return stripped  # an answer that holds some JSON is still the answer
-    final = next((a for a in actions if str(a["action"]).lower() == "final"), None)
-    answer = final.get("action_input") if final is not None else None
-    if isinstance(answer, str):
-        return answer.strip() or None
-    return None if answer is None else json.dumps(answer, ensure_ascii=False)

@@ -1,127 +1,61 @@
-"""``answer``: every fact the tools found reaches the answer.
+"""``answer``: the stage that makes sure the run's answer is an answer.
 
 The last stage of the chain. It does nothing until the model has stopped acting
-with results in hand (``state.finished_by``: it answered, wrote its results out
-instead of a call, was cut off while answering, or drifted or broke down after
-gathering). Then, by its mode (``create_agent(answer=...)``):
+(``state.finished_by``). Then :func:`._judge.judge` decides whether the model's own
+answer stands (at no extra cost) or the stage writes one, and, when it writes, it does
+so in a fresh, short context: the user's instructions, the question and every
+successful result of the run (from the run's records, never the memory window),
+numbered, with a form that fits the question (one line per result and a summary for a
+report, a short answer for a yes/no question or a choice), in the question's language.
 
-* ``"auto"`` (the default): the model's own answer stays, unchanged and at no extra
-  cost, when it uses every result the run gathered (:mod:`._coverage` decides: a
-  merged weather word or a dropped temperature is a result unused). Otherwise the
-  stage writes the answer itself, in a fresh, short context: the question and every
-  successful result, numbered, one per line, and a form that asks for every result.
-* ``"compose"``: always write it that way once tools have succeeded.
-* ``"model"``: never: the model's own answer as it wrote it.
-
-The results come from the run's records, never from the memory window, so nothing
-the window forgot is lost. They go in batches that fit ``batch_tokens``; a reply cut
-off at the length limit is split and asked again, never passed off as whole. Where
-the server can hold a reply to a JSON schema (:mod:`lcel_agent.stages.llm_profile`), the
-reply has one field per result and a summary; a server that refuses the schema
-costs one failed request, then text. Each request is one model call and counts as
-a loop: ``max_loops`` stays exact. What happened is in ``result.answer``
-(:class:`~lcel_agent.state.AnswerRecord`) and in the steps of kind ``"answer"``.
+What it writes is read before it is delivered (:mod:`._reply`): never protocol JSON, a
+tool call, a cut line or an echo of the request. A reply it cannot read is asked once
+more; after that, or with no loop left, the best answer the run has is delivered (the
+model's own words, else the results in plain lines) and ``result.answer.note`` says why.
+Results go in batches that fit ``batch_tokens``; a reply cut off at the length limit is
+split and asked again. Where the server can hold a reply to a JSON schema
+(:mod:`lcel_agent.stages.llm_profile`), a report's reply has one field per result and a
+summary. Each request is one model call and counts as a loop: ``max_loops`` stays exact.
 
 ::
 
     agent = create_agent(llm, tools)                            # answer="auto"
-    agent = create_agent(llm, tools, answer="compose")
+    agent = create_agent(llm, tools, answer="model")            # never second-guess an answer
     agent = create_agent(llm, tools, answer=Answer(output="text", max_tokens=2048))
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Generator
+from collections.abc import Collection, Generator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.runnables import Runnable, RunnableConfig
 
-from .._messages import message_text
-from .._redact import redact
-from ..errors import ActionParseError, ConfigurationError, ErrorClass
-from ..limits import Limits, run_limits
-from ..state import AgentState, AnswerRecord, StopReason
-from ..structured import ResponseFormat
-from ._base import Stage
-from ._compose import Batch, batches, lines_schema, read_lines, read_text, request
-from ._coverage import copies, unused
-from ._results import gathered
-from ._writing import Writing, counted, kept, outcome
-from .clean import extract_json
-from .llm import CONTEXT_OVERFLOW, CallLLM
-from .llm_profile import (
-    SchemaForm,
-    profile_of,
-    refuses_schema,
-    with_output_limit,
-    with_schema,
-)
-from .parse import final_text
+from ..._messages import message_text
+from ..._redact import redact
+from ...errors import ActionParseError, ErrorClass
+from ...gathered import gathered
+from ...limits import Limits, run_limits
+from ...state import AgentState, AnswerRecord, StopReason
+from ...structured import ResponseFormat
+from .._base import Stage
+from ..clean import extract_json
+from ..llm import CONTEXT_OVERFLOW, CallLLM
+from ..llm_profile import SchemaForm, profile_of, refuses_schema, with_output_limit, with_schema
+from ..parse import final_text
+from ._judge import judge
+from ._options import Answer
+from ._question import asks_verbatim, shape_of
+from ._reply import named, read_lines, read_text, words_of_reply
+from ._request import Asking, Batch, batches, key_label, lines_schema, request
+from ._writing import Writing, counted, outcome
 
-__all__ = ["Answer", "AnswerMode", "OutputMode", "WriteAnswer"]
+__all__ = ["WriteAnswer"]
 
-AnswerMode = Literal["auto", "compose", "model"]
-OutputMode = Literal["auto", "native", "text"]
-
-#: Triggers whose state carries the model's own answer (the draft).
-_DRAFTS = frozenset({"final", "forced"})
 #: Stops after which nothing more is asked of the model.
 _NO_MORE_CALLS = frozenset({StopReason.LLM_ERROR, StopReason.BUDGET, StopReason.PAUSED})
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """How the final answer is written: ``create_agent(answer=Answer(...))`` or a mode name.
-
-    Args:
-        mode: ``"auto"``, ``"compose"`` or ``"model"`` (see the module docstring).
-        output: ``"native"`` asks the server to hold the reply to a JSON schema (one field
-            per result), ``"text"`` asks for text; ``"auto"`` uses the schema where the
-            model's profile says the server can (:func:`lcel_agent.stages.llm_profile.profile_of`).
-        max_tokens: the reply budget of one request; None: 256 plus 96 per result, at
-            least 512 and at most 4096. A reply cut at the limit is asked again in halves.
-        batch_tokens: the most tokens of results one request carries.
-        llm: the model that writes the answer (default: the agent's).
-    """
-
-    mode: AnswerMode = "auto"
-    output: OutputMode = "auto"
-    max_tokens: int | None = None
-    batch_tokens: int = 3000
-    llm: Runnable[Any, Any] | None = None
-
-    def __post_init__(self) -> None:
-        if self.mode not in ("auto", "compose", "model"):
-            raise ConfigurationError(
-                f"answer mode must be 'auto', 'compose' or 'model', got {self.mode!r}"
-            )
-        if self.output not in ("auto", "native", "text"):
-            raise ConfigurationError(
-                f"answer output must be 'auto', 'native' or 'text', got {self.output!r}"
-            )
-        for name in ("max_tokens", "batch_tokens"):
-            value = getattr(self, name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 1
-            ):
-                raise ConfigurationError(
-                    f"Answer({name}=...) must be a positive int, got {value!r}"
-                )
-
-    @classmethod
-    def of(cls, value: Answer | str | None) -> Answer:
-        """An :class:`Answer` from what ``create_agent(answer=...)`` was given."""
-        if value is None:
-            return cls()
-        if isinstance(value, Answer):
-            return value
-        if isinstance(value, str):
-            return cls(mode=value)  # type: ignore[arg-type]  # checked in __post_init__
-        raise TypeError(
-            f"answer must be 'auto', 'compose', 'model' or an Answer, not {type(value).__name__}"
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +75,7 @@ class WriteAnswer(Stage):
         limits: the agent's limits (a run's ``configurable`` may override them).
         timeout, retries, backoff, max_retry_after: as for ``call_llm``.
         response_format: the agent's, when its answer must fit a schema.
+        tools: the agent's tool names (a reply naming one alone is no answer).
     """
 
     name = "answer"
@@ -156,6 +91,7 @@ class WriteAnswer(Stage):
         backoff: tuple[float, float] = (0.5, 8.0),
         max_retry_after: float = 60.0,
         response_format: ResponseFormat | None = None,
+        tools: Collection[str] = (),
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
@@ -163,6 +99,7 @@ class WriteAnswer(Stage):
         self.llm = self.options.llm or llm
         self.limits = limits or Limits()
         self.response_format = response_format
+        self.tools = frozenset(tools)
         self._call = {"timeout": timeout, "retries": retries, "backoff": backoff,
                       "max_retry_after": max_retry_after}  # fmt: skip
         profile = profile_of(self.llm)
@@ -175,14 +112,27 @@ class WriteAnswer(Stage):
         """What the stage knows of the model's server (which schema forms it takes)."""
 
     # --- decisions (pure but for what a server refused; shared by the sync and async drivers) ---
-    def _trigger(self, state: AgentState) -> str | None:
-        if state.stop is None or state.answer is not None or self.options.mode == "model":
-            return None
-        if state.stop in _NO_MORE_CALLS or state.finished_by in (None, "direct"):
-            return None
-        return state.finished_by
+    def _ended(self, state: AgentState) -> bool:
+        """Whether the acting has ended in a way this stage decides the answer of."""
+        if state.stop is None or state.answer is not None:
+            return False
+        return state.stop not in _NO_MORE_CALLS and state.finished_by not in (None, "direct")
 
-    def _form(self) -> SchemaForm | None:
+    def may_replace(self, state: AgentState) -> bool:
+        """Whether an answer the model gives from ``state`` on may yet be replaced (so an
+        answer stream holds it until this stage has decided): tools have succeeded, and
+        the mode may write over a usable answer."""
+        return self.options.mode != "model" and bool(gathered(state))
+
+    def stream_line(self, key: str, value: str) -> str | None:
+        """A field of a schema-held reply as the answer delivers it (for answer streams):
+        its words, led by the subject its key names where the line does not name it."""
+        line = words_of_reply(value, self.tools)
+        return named(line, key_label(key)) if line else None
+
+    def _form(self, asking: Asking) -> SchemaForm | None:
+        if asking.shape == "decision" and self.response_format is None:
+            return None  # a short answer in words: no lines to hold to a schema
         return next(iter(self.profile.open_forms()), None)
 
     def _calls_left(self, state: AgentState, config: RunnableConfig) -> tuple[int, str]:
@@ -194,19 +144,19 @@ class WriteAnswer(Stage):
 
     def _budget(self, batch: Batch, attempt: int) -> int:
         base = self.options.max_tokens or min(max(256 + 96 * len(batch.results), 512), 4096)
-        return base << attempt  # twice as much after a reply cut at the limit
+        return base << min(attempt, 1)  # twice as much after a reply cut at the limit
 
     def _ask(
-        self, state: AgentState, batch: Batch, writing: Writing, attempt: int
+        self, state: AgentState, asking: Asking, batch: Batch, writing: Writing, attempt: int
     ) -> tuple[_Ask, SchemaForm | None]:
-        form = self._form()
+        form = self._form(asking) if not writing.text_only else None
         fmt = self.response_format
         model = with_output_limit(self.llm, self._budget(batch, attempt))
         if form is not None:
             schema = fmt.json_schema if fmt is not None else lines_schema(batch)
             model = with_schema(model, form, schema)
         prompt = request(
-            state.task,
+            asking,
             batch,
             earlier=() if writing.brief else writing.lines,
             form="json" if form is not None else "text",
@@ -222,45 +172,58 @@ class WriteAnswer(Stage):
     def _steps(
         self, state: AgentState, config: RunnableConfig
     ) -> Generator[_Ask, AgentState, AgentState]:
-        trigger = self._trigger(state)
-        results = gathered(state) if trigger is not None else []
-        if trigger is None or not results:
+        if not self._ended(state):
             return state
-        draft = state.output if trigger in _DRAFTS and isinstance(state.output, str) else None
-        missing = unused(draft, results, state.task) if draft is not None else []
-        copied = draft is not None and copies(draft, [r.text for r in results])
+        results = gathered(state)
+        verdict = judge(state, self.options.mode, results, self.tools)
         record = AnswerRecord(
             "model",
-            "echo" if copied else trigger,
+            state.finished_by or "final",
             len(results),
-            tuple(results[i].call for i in missing),
+            tuple(results[i].call for i in verdict.missing),
+            repair=verdict.repair,
         )
-        if draft is not None and self.options.mode == "auto" and not missing and not copied:
-            return dataclasses.replace(state, answer=record)
+        if not verdict.repair:
+            if not results and (verdict.draft is None or verdict.draft == state.output):
+                return state  # nothing looked up, nothing changed: no account to give
+            output = verdict.draft if verdict.draft is not None else state.output
+            return dataclasses.replace(state, output=output, answer=record)
+        if not results:  # nothing to write from: the model's words, or what it said
+            if verdict.draft is None or verdict.draft == state.output:
+                return state  # a run with no results is left as it is
+            return dataclasses.replace(state, output=verdict.draft, answer=record)
         left, why = self._calls_left(state, config)
+        writing = Writing()
         if left == 0:
-            return kept(state, record, draft, f"{why}: no model call was left to write the answer")
+            note = f"{why}: no model call was left to write the answer"
+            if verdict.draft is None and state.error is not None:
+                # What the model did last (a cut reply, an echo) says why no answer came.
+                note = f"{state.error.error_class.value}: {state.error.message}; {note}"
+            writing.stop_short(state, StopReason.MAX_LOOPS, note)
+            return outcome(state, record, verdict.draft, writing, None, results)
+        asking = Asking(state.task, state.persona, shape_of(state.task), asks_verbatim(state.task))
         fmt = self.response_format
+        whole = fmt is not None or asking.shape == "decision"
         queue = (
             [Batch(tuple(results), 1, True)]
-            if fmt is not None
+            if whole
             else batches(results, self.options.batch_tokens, state.memory.counter)
         )
-        writing, attempt = Writing(), 0
+        attempt = 0
         while queue and writing.short is None:
             if writing.calls >= left:
                 note = f"{why or 'max_loops reached'}: results {queue[0].first} on were not written"
                 writing.stop_short(state, StopReason.MAX_LOOPS, note)
                 break
             batch = queue.pop(0)
-            ask, form = self._ask(state, batch, writing, attempt)
+            ask, form = self._ask(state, asking, batch, writing, attempt)
             after = yield ask
             writing.calls += 1
             state = counted(state, after)
             again = self._read(state, after, batch, form, writing, attempt)
             attempt = attempt + 1 if again == [batch] else 0
             queue[:0] = again
-        return outcome(state, record, draft, writing, self._answer(writing))
+        return outcome(state, record, verdict.draft, writing, self._answer(writing), results)
 
     def _read(
         self,
@@ -276,17 +239,14 @@ class WriteAnswer(Stage):
         if error is None:
             text = message_text(after.reply) if after.reply is not None else ""
             if form is not None and self.response_format is None:
-                lines = read_lines(text, batch)
-                if lines is None:  # a server that ignored the schema: text from now on
+                lines = read_lines(text, batch, self.tools)
+                if lines is None:  # a server that ignored the schema, or lines of no words
                     return self._fall_back(form, writing, "did not hold the reply to", batch)
             else:
-                answer = read_text(text)
-                if answer is None:  # a call, or nothing: not an answer, and not asked again
-                    writing.stop_short(
-                        state, StopReason.MAX_ERRORS, "the model wrote no answer from the results"
-                    )
-                    return []
-                lines = [answer]
+                answer = read_text(text, self.tools) if self.response_format is None else text
+                if answer is None or not answer.strip():
+                    return self._unreadable(state, writing, batch, attempt)
+                lines = [answer.strip()]
             writing.lines += lines
             writing.mode = "native" if form is not None else "text"
             return []
@@ -313,11 +273,26 @@ class WriteAnswer(Stage):
         writing.stop_short(state, stop, error)
         return []
 
+    def _unreadable(
+        self, state: AgentState, writing: Writing, batch: Batch, attempt: int
+    ) -> list[Batch]:
+        """A reply that is no answer (protocol JSON, a call, nothing): asked once more."""
+        if attempt == 0:
+            writing.fallback = "a reply was not an answer in words: asked once more"
+            return [batch]
+        why = "the model's replies to the answer request were not answers in words, twice"
+        writing.stop_short(state, StopReason.FINAL, why)
+        writing.stop, writing.lines, writing.unreadable = None, [], True
+        return []
+
     def _fall_back(
         self, form: SchemaForm, writing: Writing, what: str, batch: Batch, message: str = ""
     ) -> list[Batch]:
-        self.profile.refuse(form, message)
-        following = self._form()  # the next form the refusal leaves open, or text
+        if not message:  # the reply ignored the schema: it is not the server's refusal
+            writing.text_only = True
+        else:
+            self.profile.refuse(form, message)
+        following = None if writing.text_only else next(iter(self.profile.open_forms()), None)
         how = f"asked with {following}" if following is not None else "asked for text"
         writing.fallback = f"the server {what} the schema ({form}): {how}"
         return [batch]

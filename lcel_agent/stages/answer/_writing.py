@@ -1,26 +1,26 @@
 """The answer stage's bookkeeping: what one run's writing came to, and the state it leaves.
 
-Pure helpers of :mod:`lcel_agent.stages.answer`. :class:`Writing` collects the lines
-the requests wrote, the calls they cost, and why the writing stopped short, if it
-did; :func:`outcome` turns that into the run's state: the written answer, the model's
-own answer kept when nothing better was written, or, when there is neither, a stop
-that says why.
+:class:`Writing` collects the lines the requests wrote, the calls they cost, and why the
+writing stopped short, if it did; :func:`outcome` turns that into the run's state.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .._messages import message_text
-from ..errors import ErrorClass
-from ..state import AgentState, AnswerRecord, RunError, StepRecord, StopReason
+from ..._messages import message_text
+from ...errors import ErrorClass
+from ...gathered import Result
+from ...state import AgentState, AnswerRecord, RunError, StepRecord, StopReason
+from ._reply import plain_lines
 
-__all__ = ["Writing", "counted", "kept", "outcome"]
+__all__ = ["Writing", "counted", "outcome"]
 
-#: Triggers whose run ends with an answer once the stage has written one: the model
-#: answered (its answer, kept or rewritten), or it only repeated calls it had made.
-_ANSWERED = frozenset({"final", "echo", "cut", "drift"})
+#: Triggers whose run ends with an answer: the model answered (in words, or not usably),
+#: or it only repeated calls it had made.
+_ANSWERED = frozenset({"final", "forced", "empty", "plan", "echo", "cut", "drift"})
 
 
 @dataclass
@@ -34,13 +34,18 @@ class Writing:
     mode: str = ""
     """``native`` or ``text``: how the last reply was asked for."""
     fallback: str = ""
-    """What the stage fell back from (a server that refused the schema)."""
+    """What the stage fell back from (a server that refused the schema, a reply it could
+    not read)."""
     short: RunError | None = None
     """Why the writing stopped before every result was written, when it did."""
     stop: StopReason | None = None
     """The stop a run with no answer at all ends with (see :func:`outcome`)."""
     brief: bool = False
     """The last request goes without the earlier lines (with them, it did not fit)."""
+    text_only: bool = False
+    """Ask for text from now on (a reply ignored the schema it was held to)."""
+    unreadable: bool = False
+    """The stage's replies were no answers in words, twice."""
 
     def stop_short(self, state: AgentState, stop: StopReason, error: RunError | str) -> None:
         """The writing ends here: why, and how a run left without an answer stops."""
@@ -70,50 +75,51 @@ def counted(state: AgentState, after: AgentState) -> AgentState:
     )
 
 
-def kept(state: AgentState, record: AnswerRecord, draft: str | None, note: str) -> AgentState:
-    """The model's own answer, as it is (or, without one, no answer: the stop says why)."""
-    if draft is not None:
-        answer = dataclasses.replace(
-            record, complete=not record.unused, note=note if record.unused else ""
-        )
-        return dataclasses.replace(state, answer=answer)
-    if state.finished_by in ("echo", "cut"):
-        # What the model did last (an echo, a cut reply) says why no answer came with it.
-        if state.error is not None:
-            note = f"{state.error.error_class.value}: {state.error.message}; {note}"
-        error = RunError(state.loops, "answer", ErrorClass.LIMIT, note)
-        return dataclasses.replace(state, stop=StopReason.MAX_LOOPS, error=error)
-    return state
-
-
 def outcome(
-    state: AgentState, record: AnswerRecord, draft: str | None, writing: Writing, output: str | None
+    state: AgentState,
+    record: AnswerRecord,
+    draft: str | None,
+    writing: Writing,
+    output: str | None,
+    results: Sequence[Result],
 ) -> AgentState:
-    """The state the stage leaves: ``output`` written, or the draft kept, or a stop."""
+    """The state the stage leaves (see the module docstring).
+
+    ``output`` written: the run's answer (``final``). Else the model's own words, when it
+    gave any, with a note. Else, when the model ended its acting in words and the stage's
+    replies were no answers in words, the results in plain lines (``complete=False``, a
+    note). Else the run stops for what cut the writing short (a limit, a model error, a
+    reply cut twice: the stop says which), and a drift stop stays a drift.
+    """
     why = writing.short.message if writing.short is not None else ""
-    if output is None:
-        if draft is not None:  # the model's own answer, rather than none
-            answer = dataclasses.replace(
-                record,
-                calls=writing.calls,
-                complete=not record.unused,
-                note=why or writing.fallback,
-            )
-            return dataclasses.replace(state, answer=answer)
-        # A drift stop stays what it was: the stage only tried to rescue the run.
-        if state.finished_by in _ANSWERED - {"drift"} and writing.short is not None:
-            ends = writing.stop or StopReason.LLM_ERROR
-            return dataclasses.replace(state, stop=ends, error=writing.short)
-        return state
-    answer = dataclasses.replace(
-        record,
-        source="composed",
-        draft=draft,
-        calls=writing.calls,
-        output_mode=writing.mode,
-        complete=writing.short is None,
-        note=why or writing.fallback,
-    )
-    stop: StopReason | None = StopReason.FINAL if state.finished_by in _ANSWERED else state.stop
-    error = None if stop is StopReason.FINAL else state.error
-    return dataclasses.replace(state, output=output, answer=answer, stop=stop, error=error)
+    answered = state.finished_by in _ANSWERED
+    if output is not None:
+        answer = dataclasses.replace(
+            record,
+            source="composed",
+            draft=draft,
+            calls=writing.calls,
+            output_mode=writing.mode,
+            complete=writing.short is None,
+            note=why or writing.fallback,
+        )
+        stop: StopReason | None = StopReason.FINAL if answered else state.stop
+        error = None if stop is StopReason.FINAL else state.error
+        return dataclasses.replace(state, output=output, answer=answer, stop=stop, error=error)
+    note = why or writing.fallback or "no answer could be written"
+    if draft is not None:  # the model's own words, rather than none
+        answer = dataclasses.replace(
+            record, calls=writing.calls, complete=not record.unused, note=note
+        )
+        return dataclasses.replace(state, output=draft, answer=answer)
+    record = dataclasses.replace(record, calls=writing.calls, complete=False, note=note)
+    if writing.unreadable and results and state.finished_by != "drift":
+        # The model ended in words and no answer in words came back: its results say it.
+        answer = dataclasses.replace(record, source="results")
+        return dataclasses.replace(
+            state, output=plain_lines(results), answer=answer, stop=StopReason.FINAL, error=None
+        )
+    if answered and state.finished_by != "drift" and writing.short is not None:
+        ends = writing.stop or StopReason.LLM_ERROR
+        return dataclasses.replace(state, answer=record, stop=ends, error=writing.short)
+    return dataclasses.replace(state, answer=record)  # a drift stop stays what it was

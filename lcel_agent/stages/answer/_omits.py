@@ -1,0 +1,349 @@
+"""Does an answer provably leave out a fact the question asks for? Values, never wording.
+
+The model's own answer stands unless one of these rules proves a fact left out (a
+needless rewrite costs a call and replaces a capable model's words; where a rule
+cannot tell, the answer stands). Only results the question *asks for* are held to
+them: a result whose call's input the question names (``get_weather(北京)`` for
+"北京和上海的天气"), that holds data (not a receipt such as ``queued: message id 5521``,
+not an image, not an action in the protocol's own form), and that did not only feed a
+later call (an id, a listing). And only a
+*report* is: a yes/no question or a choice (:mod:`._question`) is answered in a word.
+
+1. **Dropped**: the answer carries a value of one asked result and none of another's
+   (a city's weather left out, the search left out of a summary of weather and search).
+2. **Siblings alike**: results of one tool written from one template (``北京…晴，温度29℃``
+   and ``上海…小雨，温度17℃``) differ in *slots* (the weather word, the temperature). Where
+   the answer gives a slot's value for one of them, every one it speaks of must have its
+   own value there, in a clause that names it: "北京和上海都是小雨" leaves out 北京's 晴.
+3. **Contradicted**: a clause that names one of them alone gives a number with the unit
+   of one of its slots (``25℃``) that is not its value there, and not its value either.
+4. **Nothing carried**: a report whose answer carries no value of any asked result and
+   no number of its own, written in their script ("北京和上海的天气都很好"; "70°F and 57°F"
+   converts theirs; "晴" for "sunny" translates them).
+
+A *value* is a number (``1,317`` = ``1317`` = ``1317.0``; the sign aside), a word of any
+script, or a pair of characters of a script written without spaces (:mod:`._values`).
+A value proves nothing when the question or the call holds it, when it is a JSON key of
+the result, or when another result holds it too. Every step is linear in the size of
+the results and the answer (sets, no pairwise search)::
+
+    omitted("北京和上海都是小雨", results, "查询北京和上海今天的天气")   # [0]: 北京's 晴 is missing
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...gathered import Result
+from ._question import shape_of
+from ._receipts import is_receipt
+from ._reply import unwrapped
+from ._values import (
+    Values,
+    has_unspaced,
+    is_unspaced,
+    numbers_with_units,
+    salient,
+    scripts_of,
+    segments,
+    values,
+    values_of,
+    words_of,
+)
+
+__all__ = ["omitted"]
+
+# Where an answer's clauses end: a line, a sentence, a semicolon (any of the scripts).
+_CLAUSE = re.compile(r"[\n。；;！？!?]+|\.(?=\s|$)")
+
+
+@dataclass(frozen=True)
+class _Clause:
+    text: str
+    values: Values
+
+    @functools.cached_property
+    def by_start(self) -> dict[str, list[str]]:
+        """The clause's words by their first four letters (inflections are looked up here)."""
+        index: dict[str, list[str]] = {}
+        for word in self.values.words:
+            if len(word) >= 4:
+                index.setdefault(word[:4], []).append(word)
+        return index
+
+
+@dataclass
+class _Held:
+    """One asked result, as the rules read it."""
+
+    index: int
+    result: Result
+    subject: frozenset[str]
+    """The salient values of the call's input that the question names."""
+    facts: frozenset[str]
+    """Its values that say something: not the question's, not the call's, no JSON key."""
+    own: frozenset[str]
+    """Its distinctive values: facts no other result holds."""
+    ordered: list[str]
+    """Its values in order (numbers as their keys), to line siblings up."""
+
+
+def _json_keys(text: str) -> frozenset[str]:
+    """The keys of a JSON result (at any depth): the names of fields, no facts."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return frozenset()
+    keys: set[str] = set()
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            keys.update(str(k) for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return words_of(keys)
+
+
+def _stem_in(
+    value: str, words: frozenset[str], by_start: dict[str, list[str]] | None = None
+) -> bool:
+    """``value`` among ``words``, or an inflection of it (sunny, sunnier; Москва, Москве):
+    a word that shares all but its last two letters, and at least four."""
+    if value in words:
+        return True
+    if value[:1].isdigit() or len(value) < 4 or has_unspaced(value):
+        return False
+    stem = value[: max(4, len(value) - 2)]
+    candidates = by_start.get(value[:4], ()) if by_start is not None else words
+    return any(w.startswith(stem) for w in candidates)
+
+
+def _present(value: str, clause: _Clause) -> bool:
+    if value[:1].isdigit():
+        return value in clause.values.numbers
+    if has_unspaced(value):
+        return value in clause.text  # a run of characters, whole or paired
+    return _stem_in(value, clause.values.words, clause.by_start)
+
+
+def _held(results: Sequence[Result], question: str) -> list[_Held]:
+    """The asked results, each with its subject and its distinctive values."""
+    asked = words_of([question])
+    asked_links = words_of([question], links=True)
+    # A result shaped like the protocol's own action is no fact either: read as one, it
+    # would let a tool's output make the stage rewrite an answer around it (an injection).
+    candidates = [
+        (i, r) for i, r in enumerate(results)
+        if not r.media and not r.fed and r.text.strip() and not is_receipt(r.text)
+        and unwrapped(r.text)[0] == "words"
+    ]  # fmt: skip
+    read = {i: list(segments(r.text)) for i, r in candidates}  # each result read once
+    value_sets = {i: values_of(read[i], r.text, asked).all() for i, r in candidates}
+    # A value in two results proves neither was used (a typhoon numbered 22, a city at 22℃).
+    counts = Counter(v for found in value_sets.values() for v in found)
+    held = []
+    for i, result in candidates:
+        named = values(result.subject, links=True).all()
+        subject = frozenset(v for v in named if salient(v) and _stem_in(v, asked_links))
+        whole = result.subject.strip().lower()
+        if len(whole) >= 2 and whole in question.lower():  # "城0": too short by its pieces
+            subject |= {whole}
+        if not subject:
+            continue  # the question does not name what this call was about
+        call = words_of([result.subject, result.tool]) | _json_keys(result.text)
+        # A lone character of an unspaced script (晴, 雾) is a value too: too common to count
+        # as proof anywhere, but one only this result holds shows it was used.
+        facts = frozenset(
+            v for v in value_sets[i]
+            if (salient(v) or (len(v) == 1 and is_unspaced(v))) and v not in asked and v not in call
+        )  # fmt: skip
+        own = frozenset(v for v in facts if counts[v] == 1)
+        held.append(_Held(i, result, subject, facts, own, [v for _, v in read[i]]))
+    return held
+
+
+def _clauses(answer: str) -> list[_Clause]:
+    parts = [c for c in _CLAUSE.split(answer) if c.strip()]
+    return [_Clause(p, values(p)) for p in parts]
+
+
+def omitted(answer: str, results: Sequence[Result], question: str) -> list[int]:
+    """The indexes of the ``results`` the answer provably leaves out (see the module doc)."""
+    if shape_of(question) != "report":
+        return []
+    held = _held(results, question)
+    if not held:
+        return []
+    whole = _Clause(answer, values(answer))
+    clauses = _clauses(answer)
+    # A result is carried when the answer holds a value only it has, or, among siblings,
+    # its own value of a slot in a clause that names it. A group of siblings is carried
+    # when one of them is, or when the answer holds a fact they all share ("都是多云").
+    carried = {h.index for h in held if any(_present(v, whole) for v in h.own)}
+    checkable = {h.index for h in held if h.own}
+    groups = list(_by_tool(held))
+    slotted = []
+    for group in groups:
+        slots = _slots(group, question) if len(group) > 1 else []
+        speaks = _speaks_of(group, clauses) if slots else []
+        for k, h in enumerate(group):
+            mine = [value for slot in slots if (value := slot[k]) is not None]
+            checkable |= {h.index} if mine else set()
+            if any(_present(v, c) for v in mine for c in speaks[k]):
+                carried.add(h.index)
+        slotted.append((group, slots))
+    shared = [frozenset.intersection(*(h.facts for h in group)) for group in groups]
+    group_carried = [
+        any(h.index in carried for h in group) or any(_present(v, whole) for v in common)
+        for group, common in zip(groups, shared, strict=True)
+    ]
+    if not any(group_carried):
+        # Rule 4: a report that carries nothing the results hold and no number of its own
+        # (one that converts or adds up theirs is derived), in the results' own script: an
+        # answer in another ("晴" for "sunny") translates them.
+        facts = " ".join(v for h in held for v in h.facts)
+        if whole.values.numbers or not scripts_of(answer) & scripts_of(facts):
+            return []
+        return sorted(checkable)
+    missing: set[int] = set()
+    for (group, slots), is_carried in zip(slotted, group_carried, strict=True):
+        members = {h.index for h in group} & checkable
+        if members & carried:  # rule 1 among siblings: one carried, another not
+            missing |= members - carried
+        elif not is_carried:  # rule 1 across tools: this one's results left out altogether
+            missing |= members
+        if len(group) > 1:
+            missing.update(_unlike(group, clauses, slots))  # rule 2
+            missing.update(_contradicted(group, clauses))  # rule 3
+    return sorted(missing)
+
+
+def _by_tool(held: list[_Held]) -> Iterator[list[_Held]]:
+    """The asked results grouped by tool: siblings (a group of one is a result alone)."""
+    by_tool: dict[str, list[_Held]] = {}
+    for h in held:
+        by_tool.setdefault(h.result.tool, []).append(h)
+    yield from by_tool.values()
+
+
+def _speaks_of(group: list[_Held], clauses: list[_Clause]) -> list[list[_Clause]]:
+    """Per sibling: the clauses that name it (by its subject)."""
+    return [[c for c in clauses if any(_present(v, c) for v in h.subject)] for h in group]
+
+
+def _slots(group: list[_Held], question: str) -> list[list[str | None]]:
+    """Where siblings of one template differ: per slot, each sibling's value there.
+
+    Siblings line up when their values are as many and at least a third of them agree
+    position by position (one template: its labels); a value the question or the call names is no
+    slot value (None). Runs of unspaced script lose a label they all share at either
+    end (``风向南``/``风向东``: 南/东).
+    """
+    rows = [h.ordered for h in group]
+    if len({len(r) for r in rows}) != 1 or not rows[0]:
+        return []
+    same = sum(len({r[j] for r in rows}) == 1 for j in range(len(rows[0])))
+    if same * 3 < len(rows[0]):
+        return []
+    slots = []
+    for j in range(len(rows[0])):
+        column = [r[j] for r in rows]
+        if len(set(column)) == 1:
+            continue
+        trimmed = _trimmed(column)
+        slots.append(
+            [
+                v if not _labels(v, h) and (v in h.facts or _own_piece(v, h, question)) else None
+                for v, h in zip(trimmed, group, strict=True)
+            ]
+        )
+    return [s for s in slots if sum(v is not None for v in s) >= 2]
+
+
+def _labels(value: str, h: _Held) -> bool:
+    """Whether a slot value holds its sibling's own subject (``北京市`` for 北京): a label."""
+    return any(s in value for s in h.subject if has_unspaced(s)) or value in h.subject
+
+
+def _own_piece(value: str, h: _Held, question: str) -> bool:
+    """A run of unspaced script is the result's own when its pairs are (晴间多云: 晴间, ...),
+    or, a single character (晴, 雾), when neither the question nor the call holds it."""
+    if not value or not has_unspaced(value):
+        return False
+    if len(value) == 1:
+        return value not in question and value not in h.result.subject
+    return any(value[i : i + 2] in h.facts for i in range(len(value) - 1))
+
+
+def _trimmed(column: list[str]) -> list[str]:
+    if not all(has_unspaced(v) for v in column):
+        return column
+    start = len(_common_prefix(column))
+    end = len(_common_prefix([v[::-1] for v in column]))
+    start, end = (start if start >= 2 else 0), (end if end >= 2 else 0)
+    return [v[start : len(v) - end] if len(v) - end > start else v for v in column]
+
+
+def _common_prefix(values_: list[str]) -> str:
+    first = min(values_, key=len)
+    for i, char in enumerate(first):
+        if any(v[i] != char for v in values_):
+            return first[:i]
+    return first
+
+
+def _unlike(group: list[_Held], clauses: list[_Clause], slots: list[list[str | None]]) -> set[int]:
+    """Rule 2: the siblings the answer treats short of a slot it gives another one."""
+    speaks = _speaks_of(group, clauses)
+    short: set[int] = set()
+    for slot in slots:
+        shown = [
+            value is not None and any(_present(value, c) for c in speaks[k])
+            for k, value in enumerate(slot)
+        ]
+        if not any(shown):
+            continue
+        short.update(
+            group[k].index
+            for k, value in enumerate(slot)
+            if value is not None and speaks[k] and not shown[k]
+        )
+    return short
+
+
+def _contradicted(group: list[_Held], clauses: list[_Clause]) -> set[int]:
+    """Rule 3: a sibling given a number, in a unit of its own, that is not its value."""
+    found: set[int] = set()
+    speaks = _speaks_of(group, clauses)
+    # The clauses that name one sibling alone (one about several may compare them).
+    alone: dict[int, list[_Clause]] = {}
+    for position, clause in enumerate(clauses):
+        named = [k for k, own in enumerate(speaks) if any(c is clause for c in own)]
+        if len(named) == 1:
+            alone.setdefault(named[0], []).append(clauses[position])
+    for k, clauses_alone in alone.items():
+        h = group[k]
+        units: dict[str, set[str]] = {}
+        for number, unit, _ in numbers_with_units(h.result.text):
+            units.setdefault(unit, set()).add(number)
+        if not units:
+            continue
+        for clause in clauses_alone:
+            given = list(numbers_with_units(clause.text))
+            for number, unit, _ in given:
+                own = units.get(unit)
+                if (
+                    own
+                    and number not in own
+                    and not any(n in own for n, u, _ in given if u == unit)
+                ):
+                    found.add(h.index)
+    return found
