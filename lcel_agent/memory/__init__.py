@@ -22,10 +22,11 @@ from .compaction import HEADER, Compactor, Digest, DigestCompactor, Fact, Turn
 from .shrink import head_text, shrink_text, truncate_text
 from .summary import SummaryCompactor
 from .trim import trim_memory_runnable, trim_messages
-from .window import AGENT_COMPACTOR, DEFAULT_COMPACTOR, SlidingWindowMemory
+from .window import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, DEFAULT_COMPACTOR, SlidingWindowMemory
 
 __all__ = [
     "AGENT_COMPACTOR",
+    "AGENT_TOOL_COMPACTOR",
     "DEFAULT_COMPACTOR",
     "HEADER",
     "Compactor",

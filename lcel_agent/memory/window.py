@@ -58,7 +58,7 @@ from ._rules import WindowRules, _Entry
 from .compaction import Compactor, Digest, DigestCompactor, Fact
 from .counters import TokenCounter, resolve_counter
 
-__all__ = ["AGENT_COMPACTOR", "DEFAULT_COMPACTOR", "SlidingWindowMemory"]
+__all__ = ["AGENT_COMPACTOR", "AGENT_TOOL_COMPACTOR", "DEFAULT_COMPACTOR", "SlidingWindowMemory"]
 
 logger = logging.getLogger("lcel_agent.memory")
 
@@ -66,12 +66,18 @@ logger = logging.getLogger("lcel_agent.memory")
 DEFAULT_COMPACTOR: Compactor = DigestCompactor()
 
 #: The compactor of an agent's own window (``create_agent(memory=None)``) when its answer
-#: stage writes the answer from every result the run kept: the window then needs only what
-#: the model acts on. Every turn folds into its lines at once (a failed turn stays until it
-#: is resolved), and the lines hold at most 250 tokens of results; older calls keep their
-#: ledger line. On the simulators this costs 0.37-0.82x the tokens of turns kept word for
-#: word (docs/benchmarks.md, "Round 4").
-AGENT_COMPACTOR: Compactor = DigestCompactor(keep_turns=0, max_tokens=250)
+#: stage keeps every result for the answer: the window then needs what the model acts on.
+#: A turn whose results fit their lines whole folds into them at once; the newest turn stays
+#: word for word when it does not (a listing, a page of search hits: the next call may need
+#: any line of it); older turns fold, a failed turn stays until it is resolved, and the
+#: lines hold at most 250 tokens of results, older calls keeping their ledger line.
+AGENT_COMPACTOR: Compactor = DigestCompactor(keep_turns=1, eager=True, max_tokens=250)
+
+#: The same for the tool-calling protocol, but the newest turn always stays a turn: a model
+#: that called a tool expects its result as the tool message after its call (folded into the
+#: question, a model reads the question as still unanswered and calls again: seen on
+#: llmock 0.2.2, which answers in words only after a tool message).
+AGENT_TOOL_COMPACTOR: Compactor = DigestCompactor(keep_turns=1, max_tokens=250)
 
 
 class SlidingWindowMemory(WindowRules):
