@@ -85,14 +85,16 @@ def _ms_since(started: float) -> float:
 
 
 def _stage_config(
-    config: RunnableConfig, loop_run: Any, name: str, tap: AnswerTap | None
+    config: RunnableConfig, loop_run: Any, name: str, stage: Any, tap: AnswerTap | None
 ) -> RunnableConfig | None:
     """The config for ``call_llm`` and ``answer`` when the answer streams: the tap sees
-    their models only."""
+    their models only (the answer stage's through its writing twin, which formats a
+    schema-held reply's lines as the stage does: ``stage.stream_line``)."""
     if tap is None or name not in ("call_llm", "answer"):
         return None
     callbacks: BaseCallbackManager = loop_run.get_child()
-    callbacks.add_handler(tap if name == "call_llm" else tap.writing(), inherit=True)
+    handler = tap if name == "call_llm" else tap.writing(getattr(stage, "stream_line", None))
+    callbacks.add_handler(handler, inherit=True)
     return patch_config(config, callbacks=callbacks)
 
 
@@ -140,7 +142,7 @@ def traced_loop(
     before = len(state.steps)
     try:
         for name, stage in stages:
-            stage_config = _stage_config(config, loop_run, name, tap) or child
+            stage_config = _stage_config(config, loop_run, name, stage, tap) or child
             started = time.perf_counter()
             state = stage.invoke(state, stage_config)
             timings.append((name, _ms_since(started)))
@@ -164,7 +166,7 @@ async def atraced_loop(
     before = len(state.steps)
     try:
         for name, stage in stages:
-            stage_config = _stage_config(config, loop_run, name, tap) or child
+            stage_config = _stage_config(config, loop_run, name, stage, tap) or child
             started = time.perf_counter()
             state = await stage.ainvoke(state, stage_config)
             timings.append((name, _ms_since(started)))

@@ -30,6 +30,16 @@ def rest_of_answer(result: AgentResult, streamed: list[str]) -> str:
     return text[len(shown) :] if text.startswith(shown) else ""
 
 
+def _pieces(result: AgentResult, streamed: list[str], held: list[str]) -> list[str]:
+    """The rest of the answer: the held pieces of the model's own answer when it stood (in
+    the pieces it was written in), else what of the answer has not been shown."""
+    output = result.output
+    if not streamed and held and output is not None and "".join(held) == answer_text(output):
+        return held
+    rest = rest_of_answer(result, streamed)
+    return [rest] if rest else []
+
+
 def _last(events: Iterator[Any]) -> AgentResult:
     *_, result = events
     assert isinstance(result, AgentResult)
@@ -46,9 +56,10 @@ def answer_stream(
         native: the tool-calling protocol (else the JSON protocol).
         whole: emit the answer only at the end (a structured answer is checked first).
     """
+    streamed: list[str] = []
+    held: list[str] = []
     if whole:
         result = _last(drive(None))
-        streamed: list[str] = []
     else:
         tap = AnswerTap(lambda _: None, native=native)
 
@@ -57,9 +68,8 @@ def answer_stream(
             return _last(drive(tap))
 
         result = yield from pump(produce, on_close=lambda: setattr(tap, "closed", True))
-        streamed = tap.loop_text
-    if rest := rest_of_answer(result, streamed):
-        yield rest
+        streamed, held = tap.loop_text, tap.held
+    yield from _pieces(result, streamed, held)
     return result
 
 
@@ -80,6 +90,7 @@ async def aanswer_stream(
         return last_event
 
     streamed: list[str] = []
+    held: list[str] = []
     if whole:
         out.append(await last(None))
     else:
@@ -91,6 +102,6 @@ async def aanswer_stream(
 
         async for text in apump(produce, out):
             yield text
-        streamed = tap.loop_text
-    if rest := rest_of_answer(out[0], streamed):
-        yield rest
+        streamed, held = tap.loop_text, tap.held
+    for piece in _pieces(out[0], streamed, held):
+        yield piece

@@ -10,10 +10,13 @@ for the JSON protocol, :class:`TextAnswerReader` for the tool-calling protocol a
 for the answer stage's text requests.
 
 Once tools have succeeded, the acting model's answer may still be replaced by the
-answer stage's: the loop then *holds* it (``begin_loop(hold=True)``): nothing of it
-is sent until the run ends, when the answer is whole. The answer stage's own text
-streams as it is written; a request held to a JSON schema does not (its text is
-JSON), and its answer is sent whole at the end.
+answer stage's: the loop then *holds* it (``begin_loop(hold=True)``): its text is read
+as it comes but kept in :attr:`AnswerTap.held`, and sent, in the pieces it came in,
+once the answer stage has let it stand (a stream must not show an answer it then
+replaces). The answer stage's own replies stream as they are written, words only
+(:mod:`.words`): a text reply's words, and a reply held to its lines schema line by
+line, each line as the stage delivers it; its replies are joined by newlines, as the
+answer is.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
 from .json_answer import JsonAnswerReader
+from .words import FieldsReader, WordsReader
 
 __all__ = ["AnswerReader", "AnswerTap", "TextAnswerReader"]
 
@@ -88,32 +92,45 @@ class AnswerTap(BaseCallbackHandler, _StreamingCallbackHandler):  # type: ignore
         """Set when the consumer stopped listening; the loop stops at its next turn."""
         self._hold = False
         self._writing = False
+        self._line: Callable[[str, str], str | None] | None = None
+        self.held: list[str] = []
+        """The acting model's answer text of this loop, kept while it may be replaced."""
+        self._began: set[UUID] = set()  # model runs that have sent text
 
     def begin_loop(self, *, hold: bool = False) -> None:
         """Forget the previous loop's text (the answer is the last loop's).
 
-        ``hold``: the acting model's answer may yet be replaced: send none of it now.
+        ``hold``: the acting model's answer may yet be replaced: keep it in :attr:`held`.
         """
         self.loop_text = []
+        self.held = []
         self._hold = hold
 
-    def writing(self) -> AnswerTap:
-        """The tap as the answer stage's model sees it: its text requests stream as text."""
-        twin = AnswerTap(self.sink, native=True)
+    def writing(self, line: Callable[[str, str], str | None] | None = None) -> AnswerTap:
+        """The tap as the answer stage's models see it: words only (see the module doc).
+
+        ``line(key, value)`` formats a field of a schema-held reply as the stage delivers
+        it; without it such replies are sent whole at the end.
+        """
+        twin = AnswerTap(self._send_written, native=True)
         twin.loop_text = self.loop_text  # the same list: one record of what the loop sent
         twin._writing = True
+        twin._line = line
         return twin
+
+    def _send_written(self, text: str) -> None:
+        self.sink(text)
 
     def on_chat_model_start(
         self, serialized: dict[str, Any], messages: list[list[Any]], *, run_id: UUID, **kwargs: Any
     ) -> None:
-        if self._hold:
-            return  # no reader: nothing of this reply is sent while it may be replaced
         if self._writing:
             params = kwargs.get("invocation_params") or {}
             if "response_format" in (params.get("extra_body") or {}) or "format" in params:
-                return  # a reply held to a schema is JSON: the answer is sent whole at the end
-            self._readers[run_id] = TextAnswerReader()
+                if self._line is not None:  # a reply held to the lines schema: line by line
+                    self._readers[run_id] = FieldsReader(self._line)
+                return
+            self._readers[run_id] = WordsReader()
             return
         self._readers[run_id] = TextAnswerReader() if self._native else JsonAnswerReader()
 
@@ -127,9 +144,19 @@ class AnswerTap(BaseCallbackHandler, _StreamingCallbackHandler):  # type: ignore
         if isinstance(reader, TextAnswerReader) and getattr(message, "tool_call_chunks", None):
             reader.calls = True
         text = reader.feed(_text(token))
-        if text:
-            self.loop_text.append(text)
-            self.sink(text)
+        if not text:
+            return
+        if self._hold:  # read, but kept until the answer stage lets it stand
+            self.held.append(text)
+            return
+        if self._writing and self.loop_text and not self._started(run_id):
+            text = "\n" + text  # the stage's replies are joined by newlines, as its answer is
+        self._began.add(run_id)
+        self.loop_text.append(text)
+        self.sink(text)
+
+    def _started(self, run_id: UUID) -> bool:
+        return run_id in self._began
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._readers.pop(run_id, None)
