@@ -1,0 +1,149 @@
+"""The runner of the answer suite: one line of ``cases.jsonl`` becomes tools, a model and a run.
+
+A case says what the user asked, the calls the model makes (each turn a list of calls
+run together, each with the result its tool returns) and what the model replies once
+it has them. The runner plays that, in one protocol:
+
+* ``json-final``: each reply sent as the JSON protocol's ``final`` action;
+* ``json-words``: each reply sent as plain words (prose after a success answers);
+* ``tool_calling``: calls as native tool calls, replies as text with no call.
+
+The answer stage's own requests (recognised by its system prompt) are answered with a
+line starting ``WRITTEN``: a case that expects the answer rewritten checks the stage ran
+and why; one that expects it kept checks the stage made no call and the words are the
+model's own.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.tools import BaseTool, StructuredTool
+
+from lcel_agent import AgentResult, create_agent
+from lcel_agent.testing import FunctionChatModel
+from lcel_agent.texts import ANSWER_SYSTEM
+
+CASES = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    if line.strip()
+]
+WRITTEN = "WRITTEN from the results"
+
+
+def protocols_of(case: dict[str, Any]) -> list[str]:
+    """The protocols (and JSON reply forms) a case runs in."""
+    wanted = case.get("protocols", ["json", "tool_calling"])
+    out = []
+    if "json" in wanted:
+        forms = [case["as"]] if "as" in case else ["final", "words"]
+        # A reply that is itself JSON, or empty, is sent in the protocol's form only.
+        if any(r.strip().startswith(("{", "`")) or not r.strip() for r in case["replies"]):
+            forms = ["final"]
+        out += [f"json-{form}" for form in forms]
+    if "tool_calling" in wanted:
+        out.append("tool_calling")
+    return out
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _arguments(spec: dict[str, str], value: Any) -> dict[str, Any]:
+    """A call's input as the arguments object (a bare value fills the only argument)."""
+    if isinstance(value, dict):
+        return value
+    names = list(spec)
+    return {names[0]: value} if names else {}
+
+
+def tools_of(case: dict[str, Any], ran: list[tuple[str, dict[str, Any]]]) -> list[BaseTool]:
+    """The case's tools, each answering its calls with their scripted results."""
+    specs: dict[str, dict[str, str]] = {
+        name: dict(tool.get("args", {})) for name, tool in case.get("tools", {}).items()
+    }
+    for turn in case["calls"]:
+        for call in turn:
+            specs.setdefault(call["tool"], {"input": "string"})
+    answers: dict[tuple[str, str], str] = {}
+    for turn in case["calls"]:
+        for call in turn:
+            args = _arguments(specs[call["tool"]], call["input"])
+            answers[(call["tool"], _key(args))] = call["result"]
+
+    def make(name: str, spec: dict[str, str]) -> BaseTool:
+        def run(**kwargs: Any) -> str:
+            ran.append((name, kwargs))
+            return answers.get((name, _key(kwargs)), f"ERROR: no scripted result for {kwargs}")
+
+        schema = {
+            "type": "object",
+            "properties": {arg: {"type": kind} for arg, kind in spec.items()},
+            "required": list(spec),
+        }
+        return StructuredTool.from_function(
+            run, name=name, description=f"The {name} tool.", args_schema=schema
+        )
+
+    return [make(name, spec) for name, spec in specs.items()]
+
+
+@dataclass
+class Script:
+    """Plays a case's acting turns, then its replies; answers the stage's requests."""
+
+    case: dict[str, Any]
+    protocol: str
+    acting: int = 0
+    asked: list[list[BaseMessage]] = field(default_factory=list)
+
+    def _specs(self) -> dict[str, dict[str, str]]:
+        return {n: dict(t.get("args", {})) for n, t in self.case.get("tools", {}).items()}
+
+    def __call__(self, messages: list[BaseMessage], tools: list[dict[str, Any]]) -> str | AIMessage:
+        if ANSWER_SYSTEM in str(messages[0].content):
+            self.asked.append(list(messages))
+            return f"{WRITTEN}: an answer in words."
+        turn, self.acting = self.acting, self.acting + 1
+        calls = self.case["calls"]
+        if turn < len(calls):
+            return self._calls(calls[turn])
+        replies = self.case["replies"]
+        reply = replies[min(turn - len(calls), len(replies) - 1)]
+        if self.protocol == "json-final":
+            return json.dumps({"action": "final", "action_input": reply}, ensure_ascii=False)
+        return reply  # words: json-words, and the tool-calling protocol's text
+
+    def _calls(self, turn: list[dict[str, Any]]) -> str | AIMessage:
+        specs = self._specs()
+        if self.protocol == "tool_calling":
+            made = [
+                {
+                    "name": c["tool"],
+                    "args": _arguments(specs.get(c["tool"], {"input": "string"}), c["input"]),
+                    "id": f"call_{self.acting}_{i}",
+                }
+                for i, c in enumerate(turn)
+            ]
+            return AIMessage(content="", tool_calls=made)
+        actions = [{"action": c["tool"], "action_input": c["input"]} for c in turn]
+        return json.dumps(actions if len(actions) > 1 else actions[0], ensure_ascii=False)
+
+
+def play(case: dict[str, Any], protocol: str) -> tuple[AgentResult, Script, list[Any]]:
+    """Run one case in one protocol: the result, the script (what the stage was asked), the calls."""
+    ran: list[tuple[str, dict[str, Any]]] = []
+    script = Script(case, protocol)
+    agent = create_agent(
+        FunctionChatModel(fn=script),
+        tools_of(case, ran),
+        protocol="tool_calling" if protocol == "tool_calling" else "json",
+        max_loops=12,
+    )
+    return agent.invoke(case["question"]), script, ran
