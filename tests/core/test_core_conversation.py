@@ -23,7 +23,9 @@ def test_each_json_action_and_its_result_come_back_as_turns(run, weather, search
             act("final", "北京晴；台风北上"),
         ]
     )
-    result = run(create_agent(llm, [weather, search], answer="model"))
+    # The window that keeps turns word for word while there is room (the agent's own, with
+    # the answer stage holding every result, folds short results into lines at once).
+    result = run(create_agent(llm, [weather, search], memory=SlidingWindowMemory(800)))
     assert result.stop_reason is StopReason.FINAL
     third = llm.calls[2]
     assert [type(m) for m in third] == [
@@ -47,7 +49,7 @@ def test_each_json_action_and_its_result_come_back_as_turns(run, weather, search
 def test_native_tool_calls_come_back_with_their_tool_messages(run, weather):
     call = {"name": "get_weather", "args": {"city": "北京"}, "id": "c1"}
     llm = ScriptedChatModel([AIMessage("", tool_calls=[call]), AIMessage("北京晴")])
-    run(create_agent(llm, [weather], protocol="tool_calling", answer="model"))
+    run(create_agent(llm, [weather], protocol="tool_calling"))
     second = llm.calls[1]
     assert [type(m) for m in second] == [SystemMessage, HumanMessage, AIMessage, ToolMessage]
     assert second[2].tool_calls[0]["id"] == "c1" and second[3].tool_call_id == "c1"
@@ -58,9 +60,7 @@ def test_turns_fold_only_when_the_window_is_full(run, weather, act):
     cities = [f"城{i}" for i in range(12)]
     llm = ScriptedChatModel([*(act("get_weather", c) for c in cities), act("final", "好")])
     memory = SlidingWindowMemory(400)
-    result = run(
-        create_agent(llm, [weather], memory=memory, max_loops=20, max_errors=5, answer="model")
-    )
+    result = run(create_agent(llm, [weather], memory=memory, max_loops=20, max_errors=5))
     assert result.stop_reason is StopReason.FINAL
     folded_at = None
     for index, prompt in enumerate(llm.calls):

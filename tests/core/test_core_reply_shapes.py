@@ -12,9 +12,9 @@ import json
 import pytest
 from langchain_core.messages import AIMessage
 
-from lcel_agent import ErrorClass, StopReason, create_agent
+from lcel_agent import ErrorClass, SlidingWindowMemory, StopReason, create_agent
 from lcel_agent.testing.fake import ScriptedChatModel
-from lcel_agent.texts import FORMAT_REPROMPT, PROSE_REPROMPT
+from lcel_agent.texts import FORMAT_REPROMPT, JSON_PLAN_NOTICE, PROSE_REPROMPT
 
 FINAL = '{"action": "final", "action_input": "北京晴"}'
 
@@ -133,7 +133,7 @@ CALL = {"name": "get_weather", "arguments": {"city": "北京"}}
 )
 def test_a_tool_call_written_as_text_is_a_call(run, weather, calls, text):
     llm = ScriptedChatModel([AIMessage(text), AIMessage("北京晴")])
-    result = run(create_agent(llm, [weather], protocol="tool_calling", answer="model"))
+    result = run(create_agent(llm, [weather], protocol="tool_calling"))
     assert calls.items == [("get_weather", "北京")]
     assert result.stop_reason is StopReason.FINAL and result.output == "北京晴"
     # The next prompt carries the call natively, answered by its ToolMessage.
@@ -172,11 +172,12 @@ def test_plain_text_after_a_successful_call_is_the_answer(run, weather, calls, a
 
 
 def test_plain_text_before_any_result_is_asked_again(run, weather, calls, act):
-    # Nothing has been looked up yet: prose is not an answer from the tools' facts.
+    # Nothing has been looked up yet: prose may be an answer in the wrong form, or thinking
+    # aloud. It is sent back once with a notice (not an error: the breaker does not count it).
     llm = ScriptedChatModel([SUMMARY, act("get_weather", "北京"), act("final", SUMMARY)])
     result = run(create_agent(llm, [weather]))
     assert result.stop_reason is StopReason.FINAL and result.output == SUMMARY
-    assert result.steps[0].error_class is ErrorClass.FORMAT
+    assert result.steps[0].error_class is None and result.steps[0].notice == PROSE_REPROMPT
     second = llm.calls[1]
     assert second[-2].content == SUMMARY  # the model sees what it wrote
     assert second[-1].content == PROSE_REPROMPT
@@ -185,7 +186,7 @@ def test_plain_text_before_any_result_is_asked_again(run, weather, calls, act):
 def test_plain_text_after_only_failed_calls_is_asked_again(run, weather, calls, act):
     llm = ScriptedChatModel([act("get_weather", "火星"), SUMMARY, act("final", SUMMARY)])
     result = run(create_agent(llm, [weather]))
-    assert result.loops == 3 and result.steps[1].error_class is ErrorClass.FORMAT
+    assert result.loops == 3 and result.steps[1].notice == PROSE_REPROMPT
     assert llm.calls[2][-1].content == PROSE_REPROMPT
 
 
@@ -193,9 +194,11 @@ def test_plain_text_after_only_failed_calls_is_asked_again(run, weather, calls, 
     "text", ["I will call get_weather(上海) next.", "get_weather: 上海", "下一步：search_baidu"]
 )
 def test_plain_text_naming_a_tool_is_never_the_answer(run, weather, search, act, text):
+    # A plan: sent back once with the plan notice, and the model goes on.
     llm = ScriptedChatModel([act("get_weather", "北京"), text, act("final", SUMMARY)])
     result = run(create_agent(llm, [weather, search]))
-    assert result.output == SUMMARY and result.steps[1].error_class is ErrorClass.FORMAT
+    assert result.output == SUMMARY and result.steps[1].notice == JSON_PLAN_NOTICE
+    assert result.steps[1].error_class is None
 
 
 def test_prose_answers_can_be_turned_off(run, weather, act):
@@ -231,13 +234,14 @@ def test_a_broken_json_attempt_gets_the_format_reprompt(run, weather, act):
 
 
 def test_a_long_unreadable_reply_is_shown_back_by_its_start(run, weather, act):
-    # A reply copying the observations back is the newest turn, never cut by the window:
-    # shown whole, it pushed the turns holding the facts out of the window.
-    copied = (
-        "Observation [get_weather 北京]: " + "北京市天气：晴，温度25℃，湿度40%，" * 20 + '[{"title'
-    )
+    # A long unreadable reply is the newest turn, never cut by the window: shown whole, it
+    # pushed the turns holding the facts out of the window. (One that copies the results
+    # back ends the acting instead: the answer stage writes the answer, issue 34.)
+    copied = '{"action": "search_baidu", "action_input": "' + "台风路径，最新消息，" * 40
     llm = ScriptedChatModel([act("get_weather", "北京"), copied, act("final", SUMMARY)])
-    result = run(create_agent(llm, [weather], answer="model"))
+    # A window that keeps turns word for word (the agent's own folds short results at once).
+    window = SlidingWindowMemory(max_tokens=800)
+    result = run(create_agent(llm, [weather], memory=window))
     assert result.output == SUMMARY and result.steps[1].error_class is ErrorClass.FORMAT
     shown = llm.calls[2][-2].content
     assert copied.startswith(shown[:-1]) and shown.endswith("…") and len(shown) == 161

@@ -36,9 +36,7 @@ class Names(BaseCallbackHandler):
 
 def test_every_stage_is_a_child_run_on_every_loop(weather, act):
     handler = Names()
-    result = create_agent(echo_model(act), [weather], answer="model").invoke(
-        "t", {"callbacks": [handler]}
-    )
+    result = create_agent(echo_model(act), [weather]).invoke("t", {"callbacks": [handler]})
     assert result.loops == 2
     for name in STAGE_NAMES:
         assert handler.names.count(name) == 2, name
@@ -46,7 +44,7 @@ def test_every_stage_is_a_child_run_on_every_loop(weather, act):
 
 
 def test_astream_events_shows_the_stages(weather, act):
-    agent = create_agent(echo_model(act), [weather], answer="model")
+    agent = create_agent(echo_model(act), [weather])
 
     async def collect() -> list[str]:
         return [
@@ -61,7 +59,7 @@ def test_astream_events_shows_the_stages(weather, act):
 
 
 def test_batch_and_abatch_keep_inputs_apart(weather, act):
-    agent = create_agent(echo_model(act), [weather], answer="model")
+    agent = create_agent(echo_model(act), [weather])
     tasks = [f"任务{i}" for i in range(12)]
     results = agent.batch(tasks, {"max_concurrency": 4})
     assert [r.output for r in results] == [f"answer:{t}" for t in tasks]
@@ -70,7 +68,7 @@ def test_batch_and_abatch_keep_inputs_apart(weather, act):
 
 
 def test_stream_yields_steps_then_the_result(weather, act):
-    agent = create_agent(echo_model(act), [weather], answer="model")
+    agent = create_agent(echo_model(act), [weather])
     events = list(agent.stream("t"))
     assert [type(e) for e in events] == [StepRecord, StepRecord, AgentResult]
     assert events[-1].steps == tuple(events[:2])
@@ -83,7 +81,7 @@ def test_stream_yields_steps_then_the_result(weather, act):
 
 
 def test_composition_config_and_parallel(weather, act):
-    agent = create_agent(echo_model(act), [weather], answer="model")
+    agent = create_agent(echo_model(act), [weather])
     chain = RunnableLambda(lambda x: x["q"].upper()) | agent | (lambda r: r.output)
     assert chain.invoke({"q": "abc"}) == "answer:ABC"
     assert asyncio.run(chain.ainvoke({"q": "x"})) == "answer:X"
@@ -134,7 +132,7 @@ def test_stages_work_standalone(weather):
 
 
 def test_an_empty_task_is_rejected(weather, act):
-    agent = create_agent(echo_model(act), [weather], answer="model")
+    agent = create_agent(echo_model(act), [weather])
     with pytest.raises(ValueError, match="empty"):
         agent.invoke("   ")
     with pytest.raises(TypeError):

@@ -95,7 +95,7 @@ def test_json_protocol_messages_keep_the_replies_ids_and_usage(run, weather, act
         ]
     )
     out = run(
-        create_agent(llm, [weather], answer="model"),
+        create_agent(llm, [weather]),
         {"messages": [HumanMessage("北京天气", id="h-1")]},
     )
     question, ai, result, answer = out["messages"]
@@ -186,7 +186,7 @@ def camera():
 def test_an_image_a_tool_returns_goes_back_as_an_image(run, camera, protocol):
     llm = calls_then_answers(protocol, "snapshot")
     out = run(
-        create_agent(llm, [camera], protocol=protocol, answer="model"),
+        create_agent(llm, [camera], protocol=protocol),
         {"messages": [HumanMessage("拍一张")]},
     )
     observed = llm.calls[1][-1]
@@ -214,7 +214,7 @@ def with_artifact():
 @pytest.mark.parametrize("protocol", ["json", "tool_calling"])
 def test_content_and_artifact_keeps_its_artifact(run, with_artifact, protocol):
     llm = calls_then_answers(protocol, "lookup")
-    agent = create_agent(llm, [with_artifact], protocol=protocol, answer="model")
+    agent = create_agent(llm, [with_artifact], protocol=protocol)
     out = run(agent, {"messages": [HumanMessage("北京天气")]})
     (result,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
     assert result.content == "北京: 晴"

@@ -117,7 +117,7 @@ def test_a_session_bound_tool_under_ainvoke(http_server):
     async def main():
         async with session_tools(http_server) as tools:
             llm = shanghai_model()
-            result = await create_agent(llm, tools, answer="model").ainvoke("上海天气")
+            result = await create_agent(llm, tools).ainvoke("上海天气")
         return result, llm
 
     result, llm = asyncio.run(main())
@@ -130,7 +130,7 @@ def test_a_session_bound_tool_under_sync_invoke_is_refused_at_once(http_server):
     async def main():
         async with session_tools(http_server) as tools:
             llm = shanghai_model()
-            agent = create_agent(llm, tools, tool_timeout=30, answer="model")
+            agent = create_agent(llm, tools, tool_timeout=30)
             started = time.monotonic()
             with pytest.raises(ConfigurationError, match="ainvoke"):
                 agent.invoke("上海天气")

@@ -19,16 +19,19 @@ from lc_support import graph_of
 from lcel_agent import AgentResult, SlidingWindowMemory, StopReason, create_agent
 from lcel_agent.testing.fake import FunctionChatModel, ScriptedChatModel
 
+WEATHER = "：晴"
+
 
 def weather_then_answer(act):
-    """Calls get_weather once, then answers with the human turns of its first prompt."""
+    """Calls get_weather once, then answers with the human turns of its first prompt, and
+    the weather it found (an answer the question asked for stands as the model wrote it)."""
     prompts: list[list[str]] = []
 
     def reply(messages, tools):
         prompts.append([str(m.content) for m in messages if m.type == "human"])
         if len(prompts) % 2 == 1:
             return act("get_weather", "北京")
-        return act("final", " | ".join(prompts[-2]))
+        return act("final", " | ".join(prompts[-2]) + WEATHER)
 
     return FunctionChatModel(reply)
 
@@ -37,7 +40,7 @@ def test_messages_dict_in_gives_messages_out(run, weather, act):
     llm = weather_then_answer(act)
     earlier = [HumanMessage("你好"), AIMessage("你好！有什么可以帮你？")]
     out = run(
-        create_agent(llm, [weather], answer="model"),
+        create_agent(llm, [weather]),
         {"messages": [*earlier, HumanMessage("北京天气")]},
     )
     messages = out["messages"]
@@ -48,7 +51,7 @@ def test_messages_dict_in_gives_messages_out(run, weather, act):
     assert isinstance(result, ToolMessage) and result.tool_call_id == tool_call["id"]
     assert result.content.startswith("北京市天气") and result.status == "success"
     # The earlier turns were in the model's context, before the task.
-    assert answer.content == "你好 | 北京天气"
+    assert answer.content == "你好 | 北京天气" + WEATHER
     assert answer.response_metadata["stop_reason"] == "final"
     assert answer.response_metadata["loops"] == 2 and answer.response_metadata["error"] is None
     assert answer.usage_metadata["total_tokens"] > 0
@@ -64,7 +67,7 @@ def test_messages_dict_in_gives_messages_out(run, weather, act):
 
 def test_a_list_of_messages_gives_the_final_message(run, weather, act):
     out = run(create_agent(weather_then_answer(act), [weather]), [HumanMessage("北京天气")])
-    assert isinstance(out, AIMessage) and out.content == "北京天气"
+    assert isinstance(out, AIMessage) and out.content == "北京天气" + WEATHER
 
 
 def test_history_is_trimmed_by_the_window(run, weather, act):
@@ -150,7 +153,7 @@ def test_a_chat_prompt_keeps_its_messages(run, weather, act):
 
 
 def test_a_failed_run_still_answers_with_a_message(run, weather, act):
-    llm = ScriptedChatModel(["garbage", "garbage"])
+    llm = ScriptedChatModel(['{"garbage', '{"garbage'])  # unreadable JSON (words would answer)
     out = run(create_agent(llm, [weather]), [HumanMessage("北京天气")])
     assert out.content == ""
     assert out.response_metadata["stop_reason"] == StopReason.MAX_ERRORS.value
@@ -200,11 +203,11 @@ async def test_runnable_with_message_history_async(weather, act):
 
 
 def test_a_node_of_a_langgraph_messages_graph(weather, act):
-    app = graph_of(create_agent(weather_then_answer(act), [weather], answer="model"))
+    app = graph_of(create_agent(weather_then_answer(act), [weather]))
     state = app.invoke({"messages": [HumanMessage("北京天气")]})
     kinds = [m.type for m in state["messages"]]
     assert kinds == ["human", "ai", "tool", "ai"]
-    assert state["messages"][-1].content == "北京天气"
+    assert state["messages"][-1].content == "北京天气" + WEATHER
     assert len({m.id for m in state["messages"]}) == 4  # merged by id, nothing doubled
     # A second turn on the same graph state: the earlier turn is in the model's context.
     state = app.invoke({"messages": [*state["messages"], HumanMessage("谢谢")]})
@@ -212,10 +215,12 @@ def test_a_node_of_a_langgraph_messages_graph(weather, act):
     answer = state["messages"][-1].content  # the human turns of the model's first prompt
     # The earlier question, the result of the model's own earlier call (its own turn,
     # not folded into the question), then the new question.
-    assert answer.startswith("北京天气 | Observation: 北京市天气") and answer.endswith(" | 谢谢")
+    assert answer.startswith("北京天气 | Observation: 北京市天气") and answer.endswith(
+        " | 谢谢" + WEATHER
+    )
 
 
 def test_a_node_of_a_langgraph_messages_graph_async(weather, act):
     app = graph_of(create_agent(weather_then_answer(act), [weather]))
     state = asyncio.run(app.ainvoke({"messages": [HumanMessage("北京天气")]}))
-    assert state["messages"][-1].content == "北京天气"
+    assert state["messages"][-1].content == "北京天气" + WEATHER

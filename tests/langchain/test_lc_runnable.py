@@ -25,12 +25,12 @@ from lcel_agent.testing.fake import FunctionChatModel, ScriptedChatModel
 
 def test_failures_are_returned_by_default(run, weather, act):
     # The same unreadable reply twice: the breaker's max_errors=2.
-    result = run(create_agent(ScriptedChatModel(["x", "x"]), [weather]))
+    result = run(create_agent(ScriptedChatModel(['{"x', '{"x']), [weather]))
     assert result.stop_reason is StopReason.MAX_ERRORS
 
 
 def test_raise_on_failure_carries_the_result(run, weather, act):
-    agent = create_agent(ScriptedChatModel(["x", "x"]), [weather], raise_on_failure=True)
+    agent = create_agent(ScriptedChatModel(['{"x', '{"x']), [weather], raise_on_failure=True)
     with pytest.raises(AgentRunError, match="max_errors") as raised:
         run(agent)
     result = raised.value.result
@@ -42,7 +42,7 @@ def test_raise_on_failure_carries_the_result(run, weather, act):
 
 def test_with_retry_retries_a_failed_run(weather, act):
     # First run: the same unreadable reply twice (max_errors); the retry's run answers.
-    llm = ScriptedChatModel(["x", "x", act("final", "第二次成功")])
+    llm = ScriptedChatModel(['{"x', '{"x', act("final", "第二次成功")])
     agent = create_agent(llm, [weather], raise_on_failure=True).with_retry(
         retry_if_exception_type=(AgentRunError,),
         stop_after_attempt=2,
@@ -53,7 +53,7 @@ def test_with_retry_retries_a_failed_run(weather, act):
 
 
 async def test_with_retry_retries_a_failed_run_async(weather, act):
-    llm = ScriptedChatModel(["x", "x", act("final", "第二次成功")])
+    llm = ScriptedChatModel(['{"x', '{"x', act("final", "第二次成功")])
     agent = create_agent(llm, [weather], raise_on_failure=True).with_retry(
         retry_if_exception_type=(AgentRunError,),
         stop_after_attempt=2,
@@ -88,7 +88,7 @@ def test_per_run_limits_come_from_the_config(run, weather, act):
 
 
 def test_per_run_max_errors_reaches_the_breaker(run, weather, act):
-    llm = FunctionChatModel(lambda m, t: "garbage")
+    llm = FunctionChatModel(lambda m, t: '{"garbage')
     agent = create_agent(llm, [weather], max_errors=2, max_loops=10)
     assert run(agent).loops == 2
     assert run(agent, "t", {"configurable": {"max_errors": 4}}).loops == 4
@@ -176,7 +176,7 @@ def _check_tree(tracer: RunNames, loops: int) -> None:
 def test_a_tracer_sees_loops_named_loop_n_with_the_stages(weather, act):
     llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "ok")])
     tracer = RunNames()
-    result = create_agent(llm, [weather], answer="model").invoke("t", {"callbacks": [tracer]})
+    result = create_agent(llm, [weather]).invoke("t", {"callbacks": [tracer]})
     assert result.loops == 2
     _check_tree(tracer, 2)
     for step in result.steps:
@@ -188,9 +188,7 @@ def test_a_tracer_sees_loops_named_loop_n_with_the_stages(weather, act):
 def test_a_tracer_sees_loops_named_loop_n_with_the_stages_async(weather, act):
     llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "ok")])
     tracer = RunNames()
-    result = asyncio.run(
-        create_agent(llm, [weather], answer="model").ainvoke("t", {"callbacks": [tracer]})
-    )
+    result = asyncio.run(create_agent(llm, [weather]).ainvoke("t", {"callbacks": [tracer]}))
     _check_tree(tracer, 2)
     assert all(len(step.stage_ms) == len(STAGE_NAMES) for step in result.steps)
 

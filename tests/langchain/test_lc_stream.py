@@ -40,7 +40,7 @@ def stream(request):
 
 def test_json_protocol_streams_only_the_final_answer(stream, weather, act):
     llm = ScriptedChatModel([act("get_weather", "北京"), act("final", ANSWER)], chunk_chars=3)
-    pieces = stream(create_agent(llm, [weather], answer="model"), stream_mode="answer")
+    pieces = stream(create_agent(llm, [weather]), stream_mode="answer")
     assert "".join(pieces) == ANSWER
     assert len(pieces) > 3  # it came in pieces, as the model wrote it
     assert all("action" not in p and "北京市天气" not in p for p in pieces)
@@ -49,9 +49,7 @@ def test_json_protocol_streams_only_the_final_answer(stream, weather, act):
 def test_tool_calling_protocol_streams_the_answer_text(stream, weather):
     call = AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "北京"}, "id": "c"}])
     llm = ScriptedChatModel([call, AIMessage(ANSWER)], chunk_chars=2)
-    pieces = stream(
-        create_agent(llm, [weather], protocol="tool_calling", answer="model"), stream_mode="answer"
-    )
+    pieces = stream(create_agent(llm, [weather], protocol="tool_calling"), stream_mode="answer")
     assert "".join(pieces) == ANSWER and len(pieces) > 5
 
 
@@ -116,16 +114,17 @@ def test_an_answer_the_model_did_not_stream_comes_whole(stream, weather, act):
 
 
 def test_the_default_mode_is_unchanged_and_a_bad_mode_is_refused(stream, weather, act):
-    llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "ok")])
-    events = stream(create_agent(llm, [weather], answer="model"))
+    # (An answer that carries the weather it was asked for: "ok" alone would be rewritten.)
+    llm = ScriptedChatModel([act("get_weather", "北京"), act("final", "北京晴，25℃")])
+    events = stream(create_agent(llm, [weather]))
     assert [type(e) for e in events[:-1]] == [StepRecord, StepRecord]
-    assert events[-1].output == "ok"
+    assert events[-1].output == "北京晴，25℃"
     with pytest.raises(ConfigurationError, match="stream_mode"):
-        stream(create_agent(llm, [weather], answer="model"), stream_mode="tokens")
+        stream(create_agent(llm, [weather]), stream_mode="tokens")
 
 
 def test_raise_on_failure_raises_after_the_stream(stream, weather, act):
-    agent = create_agent(ScriptedChatModel(["x", "x"]), [weather], raise_on_failure=True)
+    agent = create_agent(ScriptedChatModel(['{"x', '{"x']), [weather], raise_on_failure=True)
     with pytest.raises(AgentRunError) as raised:
         stream(agent, stream_mode="answer")
     assert raised.value.result.stop_reason == "max_errors"

@@ -43,9 +43,7 @@ def texts_by_id(chunks):
 @pytest.mark.parametrize("protocol", ["json", "tool_calling"])
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_langgraph_messages_mode_shows_the_answer_once(weather, act, protocol, mode):
-    graph = graph_of(
-        create_agent(weather_model(protocol, act), [weather], protocol=protocol, answer="model")
-    )
+    graph = graph_of(create_agent(weather_model(protocol, act), [weather], protocol=protocol))
     question = {"messages": [HumanMessage("北京天气")]}
     if mode == "sync":
         chunks = list(graph.stream(question, stream_mode="messages"))
@@ -64,9 +62,7 @@ def test_langgraph_messages_mode_shows_the_answer_once(weather, act, protocol, m
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_the_agents_own_stream_modes(weather, act, mode):
-    agent = create_agent(
-        weather_model("tool_calling", act), [weather], protocol="tool_calling", answer="model"
-    )
+    agent = create_agent(weather_model("tool_calling", act), [weather], protocol="tool_calling")
     question = {"messages": [HumanMessage("北京天气", id="q1")]}
 
     def stream(stream_mode):

@@ -148,7 +148,7 @@ def test_a_model_by_name_talks_to_an_openai_compatible_server(
 ):
     srv = _named_model_server(simulated_openai, monkeypatch, act)
     # With langchain installed (the article's stack) init_chat_model builds it; without, we do.
-    agent = create_agent("openai:gpt-4o-mini", [weather], answer="model")
+    agent = create_agent("openai:gpt-4o-mini", [weather])
     try:
         result = agent.invoke("北京天气")
     finally:  # langchain-openai 0.2 never closes its client: close it, or the socket lingers
@@ -161,7 +161,7 @@ async def test_a_model_by_name_talks_to_an_openai_compatible_server_async(
     simulated_openai, monkeypatch, weather, act
 ):
     srv = _named_model_server(simulated_openai, monkeypatch, act)
-    agent = create_agent("openai:gpt-4o-mini", [weather], answer="model")
+    agent = create_agent("openai:gpt-4o-mini", [weather])
     try:
         assert (await agent.ainvoke("北京天气")).output == "北京晴"
     finally:  # the async client belongs to this event loop: close it here

@@ -55,7 +55,9 @@ class Policy:
             lines = re.findall(r"^\d+\. \w+\(.*?\): (.*)$", request, re.M)
             return "\n".join([*lines, "总结：都是多云。"] if "summary" in request else lines)
         if any(m["role"] == "user" and "市天气" in str(m["content"]) for m in messages[1:]):
-            return json.dumps({"action": "final", "action_input": "都是多云"}, ensure_ascii=False)
+            # An answer that leaves every city but the first out: the stage writes it anew.
+            draft = f"{self.cities[0]}多云，温度20℃"
+            return json.dumps({"action": "final", "action_input": draft}, ensure_ascii=False)
         calls = [{"action": "get_weather", "action_input": c} for c in self.cities]
         return json.dumps(calls, ensure_ascii=False)
 
@@ -145,8 +147,13 @@ def test_thirty_results_that_overflow_the_context_are_written_in_batches_none_dr
     cities = [city(i) for i in range(30)]
     policy = Policy(cities)
     # The acting window holds 800 tokens; the 30 results take about 1,400.
+    # The stage writes (compose): these cities are numbers the question holds, and their
+    # temperatures are those numbers too (城20 at 20℃), so no value could prove a draft
+    # short; what is tested here is the writing in batches.
     with SimulatedOpenAIServer(policy, context_limit=1000) as srv:
-        result = _run(srv, cities, max_loops=20, memory=None, answer=Answer(output="text"))
+        result = _run(
+            srv, cities, max_loops=20, memory=None, answer=Answer(mode="compose", output="text")
+        )
     assert result.stop_reason is StopReason.FINAL and result.answer.complete
     assert all(line(c) in result.output for c in cities)
     assert result.answer.calls > 1  # split after the server said the prompt was too long

@@ -41,7 +41,7 @@ def _reply(messages: list[BaseMessage], tools: list[dict[str, Any]]) -> str:
 
 
 def _agent() -> Any:
-    return create_agent(FunctionChatModel(_reply), [echo], max_loops=4, answer="model")
+    return create_agent(FunctionChatModel(_reply), [echo], max_loops=4)
 
 
 def _open_fds() -> int:

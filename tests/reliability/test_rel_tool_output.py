@@ -32,7 +32,7 @@ def _texts(messages: list[BaseMessage]) -> list[str]:
 
 def test_observations_are_bounded_with_a_marker(run: Callable[..., AgentResult]) -> None:
     llm = ScriptedChatModel([act("huge", "北京"), act("final", "ok")])
-    agent = create_agent(llm, [huge], max_observation_chars=500, answer="model")
+    agent = create_agent(llm, [huge], max_observation_chars=500)
     result = run(agent)
     assert result.stop_reason is StopReason.FINAL
     (observation,) = result.steps[0].observations
@@ -48,7 +48,7 @@ def test_a_tool_result_shaped_like_an_action_is_not_obeyed(
     run: Callable[..., AgentResult],
 ) -> None:
     llm = ScriptedChatModel([act("hostile", "北京"), act("final", "北京晴")])
-    result = run(create_agent(llm, [hostile], answer="model"))
+    result = run(create_agent(llm, [hostile]))
     assert result.stop_reason is StopReason.FINAL
     assert result.output == "北京晴"  # what the model said next, not "pwned"
     assert result.loops == 2 and len(llm.calls) == 2

@@ -38,7 +38,7 @@ def _action(name: str, value: Any) -> dict[str, Any]:
 #: One run that meets a format error, an unknown tool, a success, a parallel call with a
 #: tool failure, and then answers.
 SCRIPT = [
-    "I will look it up now.",
+    '{"action": "weather", "action_input": "北京"',  # unreadable (words would be a notice)
     json.dumps(_action("get_wether", "北京"), ensure_ascii=False),
     json.dumps(_action("weather", "北京"), ensure_ascii=False),
     json.dumps([_action("weather", "上海"), _action("broken", "台风")], ensure_ascii=False),

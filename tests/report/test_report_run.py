@@ -202,3 +202,24 @@ def test_importing_the_state_does_not_import_the_report():
         [sys.executable, "-c", "import json;" + code], capture_output=True, text=True, check=True
     )
     assert json.loads(done.stdout) == []
+
+
+def test_a_reply_sent_back_with_a_notice_is_shown_as_such():
+    from langchain_core.tools import tool
+
+    from lcel_agent import create_agent
+    from lcel_agent.testing import ScriptedChatModel
+
+    @tool
+    def weather(city: str) -> str:
+        """The weather of a city."""
+        return f"{city}市天气：晴，温度25℃"
+
+    llm = ScriptedChatModel(["I will look it up now.", '{"action": "weather", "action_input": "北京"}',
+                             '{"action": "final", "action_input": "北京晴"}'])  # fmt: skip
+    result = create_agent(llm, [weather]).invoke("查询北京天气")
+    assert result.steps[0].notice is not None and result.steps[0].error is None
+    page = Page(result.to_html())
+    first = page.find("details", class_="loop")[0]
+    assert "failed" not in first["class"]
+    assert "sent back once" in page.text and "I will look it up now." in page.text
