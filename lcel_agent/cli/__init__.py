@@ -33,7 +33,9 @@ Ctrl-C at any moment ends with status 130 and one line.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 
 from .._redact import redact
 from ._checks import check
@@ -44,7 +46,24 @@ __all__ = ["EXIT_CODES", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "bui
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status.
+
+    Once a run's result is in hand, Ctrl-C is ignored (it cannot change a result that
+    is stored); a caller that gives ``argv`` gets its own SIGINT handler back on return.
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        return _main(argv)
+    finally:
+        if argv is not None and previous is not None and _in_main_thread():
+            signal.signal(signal.SIGINT, previous)
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         parser = build_parser()
         try:

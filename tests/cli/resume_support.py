@@ -116,12 +116,14 @@ class Cli:
 
 def resume_command(stderr: str, decision: str = "") -> list[str]:
     """The arguments of the ``lcel-agent resume ...`` line the command printed (the one
-    ending with ``decision`` when one is given), without the program's name."""
+    with the option ``decision`` when one is given), without the program's name."""
     for line in stderr.splitlines():
         at = line.find("lcel-agent resume ")
-        if at >= 0 and line.rstrip().endswith(decision):
-            words = shlex.split(line[at:])
-            assert words[0] == "lcel-agent"
+        if at < 0:
+            continue
+        words = shlex.split(line[at:])
+        assert words[0] == "lcel-agent"
+        if not decision or decision in words:
             return words[1:]
     raise AssertionError(f"no resume command{' ' + decision if decision else ''} in {stderr!r}")
 
