@@ -72,8 +72,8 @@ def _check_durable(args: argparse.Namespace, fail: Callable[[str], NoReturn]) ->
         fail("--reason goes with --deny: it is what the model is told instead of a result")
     if args.command == "resume" and args.no_pause and args.approve is not None:
         fail("--no-pause approves the calls that wait and every later one: leave out --approve")
-    writes = args.command != "threads"
-    problem = precheck(args.checkpoint, create=args.command == "run", writes=writes)
+    run = args.command == "run"
+    problem = precheck(args.checkpoint, create=run, writes=run)
     if problem is not None:
         fail(problem)
 

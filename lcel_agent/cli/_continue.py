@@ -98,7 +98,7 @@ def notes(thread: str, store: str) -> Callable[[AgentResult], Sequence[str]]:
 
 
 @contextmanager
-def opened(args: argparse.Namespace, *, create: bool) -> Iterator[tuple[ExitStack, Store]]:
+def opened(args: argparse.Namespace, *, create: bool | None) -> Iterator[tuple[ExitStack, Store]]:
     """The store, with bad input turned into :class:`Refused` (exit 2)."""
     with ExitStack() as stack:
         try:

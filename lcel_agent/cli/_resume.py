@@ -188,7 +188,7 @@ def resume_command(args: argparse.Namespace) -> int:
     thread, store_spec = args.thread, args.checkpoint
 
     def work() -> int:
-        with opened(args, create=False) as (stack, store):
+        with opened(args, create=None) as (stack, store):  # read-only if it must be
             options = load_options(store.saver, thread)
             if options is None:
                 if thread not in store.thread_ids():
@@ -204,6 +204,7 @@ def resume_command(args: argparse.Namespace) -> int:
             _check(args, thread, state)
             if state.status == "finished":  # no model, no key, no server: what is stored
                 return show_stored(state, args, [f"thread {thread} (finished)"], thread)
+            store.writable()  # the run goes on: it writes checkpoints from here
             stack.enter_context(store.lock(thread))
             state = _read(store, thread, args)  # as it is now that no one else runs it
             _check(args, thread, state)

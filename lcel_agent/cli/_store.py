@@ -16,10 +16,11 @@ refused (:class:`StoreError`) and left as it was. :func:`precheck` is the part o
 which needs no import, for the usage checks: a folder, a missing folder, and for the
 commands that write (``run``, ``resume``) a read-only file or folder.
 
-``threads`` only reads (``create=None``): a store it cannot write (a read-only file or
-folder) is opened read-only, and as immutable when no ``-wal`` file is beside it (no
-process has it open for writing then), so listing leaves no ``-wal``/``-shm`` files
-behind.
+``threads`` and ``resume`` open with ``create=None``: a store this process cannot write
+(a read-only file or folder) is opened read-only, and as immutable when no ``-wal`` file
+is beside it (no process has it open for writing then), so reading leaves no
+``-wal``/``-shm`` files behind; ``resume`` reads a finished run's result so, and asks
+:meth:`Store.writable` before a run goes on.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def _folder(path: Path) -> Path:
 def _read_only(path: Path) -> str | None:
     """Why SQLite cannot write the store at ``path`` (an existing file), or None."""
     if not os.access(path, os.W_OK):
-        return f"the file {path} is read-only"
+        return "the file is read-only"
     if not os.access(_folder(path), os.W_OK | os.X_OK):
         # WAL mode: SQLite makes STORE-wal and STORE-shm beside the store as it writes.
         return f"its folder {_folder(path)} is read-only (SQLite writes STORE-wal beside it)"
@@ -79,7 +80,7 @@ def precheck(spec: str, *, create: bool, writes: bool = True) -> str | None:
     """What is wrong with ``spec`` that a look at the disk shows, or None (no imports).
 
     ``create``: a missing file may be made (``run``); ``writes``: the command writes
-    checkpoints (``run``, ``resume``; not ``threads``).
+    checkpoints for sure (``run``; ``resume`` asks :meth:`Store.writable` once it knows).
     """
     if not spec.strip():
         return "--checkpoint needs a SQLite file path or a postgresql:// URL"
@@ -88,7 +89,7 @@ def precheck(spec: str, *, create: bool, writes: bool = True) -> str | None:
     path = Path(spec)
     if path.is_dir():
         return f"--checkpoint {spec} is a folder; give a SQLite file (e.g. {path / 'agent.db'})"
-    if writes and not record_locks():
+    if create and not record_locks():
         return f"--checkpoint {spec}: {NO_RECORD_LOCKS}"
     if path.exists():
         problem = _read_only(path) if writes else None
@@ -119,6 +120,17 @@ class Store:
     def lock(self, thread_id: str) -> AbstractContextManager[None]:
         """Hold ``thread_id`` for this process (ThreadBusyError if another holds it)."""
         return self._lock(thread_id)
+
+    def writable(self) -> None:
+        """StoreError unless this process can write checkpoints here (``resume`` asks once
+        it knows the run goes on: a finished run's result is read from a read-only store)."""
+        if self.kind != "sqlite":
+            return
+        problem = _read_only(Path(self.spec))
+        if problem is not None:
+            raise StoreError(f"cannot write checkpoints to {self.spec}: {problem}")
+        if not record_locks():
+            raise StoreError(f"--checkpoint {self.spec}: {NO_RECORD_LOCKS}")
 
     def held(self, thread_id: str) -> bool | None:
         """Whether a process holds ``thread_id`` now, asked without taking it (None: this

@@ -12,6 +12,7 @@ and its resumes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -79,24 +80,33 @@ class Cli:
         self.env |= {"PYTHONPATH": path, "LCEL_TEST_LOG": str(self.log), "COLUMNS": "200",
                      "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"}  # fmt: skip
 
-    def _env(self, hang: str | None) -> dict[str, str]:
-        return self.env | ({"LCEL_TEST_HANG": hang} if hang else {})
+    def _env(self, hang: str | None, env: dict[str, str] | None) -> dict[str, str]:
+        return self.env | ({"LCEL_TEST_HANG": hang} if hang else {}) | (env or {})
 
-    def run(self, *args: str, hang: str | None = None) -> subprocess.CompletedProcess[str]:
-        """``lcel-agent ARGS``, to its end."""
+    def run(
+        self,
+        *args: str,
+        hang: str | None = None,
+        env: dict[str, str] | None = None,
+        prefix: tuple[str, ...] = (),
+    ) -> subprocess.CompletedProcess[str]:
+        """``lcel-agent ARGS``, to its end (``env``: more variables; ``prefix``: a command
+        that runs it, such as ``setpriv ...``)."""
         return subprocess.run(
-            [sys.executable, "-m", "lcel_agent.cli", *args],
-            cwd=ROOT, env=self._env(hang), capture_output=True, text=True, encoding="utf-8",
-            timeout=120, check=False, stdin=subprocess.DEVNULL,
+            [*prefix, sys.executable, "-m", "lcel_agent.cli", *args],
+            cwd=ROOT, env=self._env(hang, env), capture_output=True, text=True,
+            encoding="utf-8", timeout=120, check=False, stdin=subprocess.DEVNULL,
         )  # fmt: skip
 
-    def start(self, *args: str, hang: str | None = None) -> subprocess.Popen[str]:
+    def start(
+        self, *args: str, hang: str | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[str]:
         """``lcel-agent ARGS`` in the background (kill it in a ``finally``)."""
         (self.log / "hang").unlink(missing_ok=True)
         return subprocess.Popen(
             [sys.executable, "-m", "lcel_agent.cli", *args],
-            cwd=ROOT, env=self._env(hang), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, encoding="utf-8",
+            cwd=ROOT, env=self._env(hang, env), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
         )  # fmt: skip
 
     def wait_for_hang(self, process: subprocess.Popen[str], timeout: float = 90) -> None:
@@ -145,5 +155,6 @@ def contents(store: str) -> list[Any]:
                 found = conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3, 4").fetchall()
                 rows.append([tuple(map(repr, row)) for row in found])
             return rows
-    with sqlite3.connect(store) as conn:
+    # Closed here, not when collected: an open connection keeps STORE-wal and -shm about.
+    with contextlib.closing(sqlite3.connect(store)) as conn:
         return list(conn.iterdump())
