@@ -63,6 +63,40 @@ def _weather(self, mode, path, query):
 
 offline.TaskReadingModel.__call__ = _counted
 services.FakeAmapServer._answer = _weather
+
+# LCEL_TEST_SIGINT: Ctrl-C at a moment after the run's result is stored: "stored" (right
+# after the last checkpoint is written), "printed" (after the result is printed, while
+# the report and notes are written) or "exit" (while the interpreter exits).
+_sigint = os.environ.get("LCEL_TEST_SIGINT")
+if _sigint:
+    import atexit, signal
+
+    def _interrupt():
+        os.kill(os.getpid(), signal.SIGINT)
+
+    if _sigint == "stored":
+        from lcel_agent.durable import _run
+
+        _put = _run.DurableRun._put
+
+        def _put_then_interrupt(self, phase, state):
+            _put(self, phase, state)
+            if phase is _run.Phase.FINISHED:
+                _interrupt()
+
+        _run.DurableRun._put = _put_then_interrupt
+    elif _sigint == "printed":
+        from lcel_agent.cli import _drive
+
+        _report = _drive._write_report
+
+        def _report_after_interrupt(result, path):
+            _interrupt()
+            return _report(result, path)
+
+        _drive._write_report = _report_after_interrupt
+    else:
+        atexit.register(_interrupt)
 """
 
 
