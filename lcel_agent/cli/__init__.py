@@ -21,8 +21,10 @@ The package is the command line, one module a concern: the parser (``_parser``),
 the usage checks (``_checks``), the argument types (``_types``), the exit
 statuses (``_status``), the commands (``_commands``, ``_batch``, ``_resume``,
 ``_threads``), the agent they build (``_agent``), driving a run (``_drive``), the
-live trace (``_display``), and for checkpointed runs the store (``_store``), the
-thread lock (``_lock``) and the options kept beside a thread (``_record``). It
+live trace (``_display``), the commands and URLs it prints (``_hints``), and for
+checkpointed runs the store (``_store``), the thread lock (``_lock``), the options kept
+beside a thread (``_record``) and what ``run --checkpoint`` and ``resume`` share
+(``_continue``). It
 imports the library from above; the library never imports it.
 
 Importing it loads nothing heavy: ``--help`` and usage errors answer before
