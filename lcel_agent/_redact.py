@@ -18,7 +18,10 @@ Two kinds of secret are removed:
   ``sk-proj-``, ``Bearer `` ...; providers that refuse a key often echo its body
   so), URL-encoded, and JSON- or ``repr``-escaped; and any run of 16 or more
   consecutive characters of a form is masked too (a provider that quotes only a
-  stretch of the key still quotes the key);
+  stretch of the key still quotes the key). A form shorter than 16 characters is
+  masked only as a token of its own, and a short body that reads as a word
+  (``sk-secret``'s ``secret``) not on its own: masking it would mask the word
+  everywhere (the short-secret rule, docs/secrets.md);
 * shapes: ``key=``/``api_key=``/``token=``-style query parameters,
   ``Authorization: Bearer ...`` values and ``sk-...`` keys, replaced whatever
   they are, because requests' and httpx's messages quote whole URLs.
@@ -41,7 +44,7 @@ import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._secret_match import MASK, SecretMatcher
+from ._secret_match import MASK, RUN_LEN, SecretMatcher
 
 __all__ = [
     "KNOWN_PREFIXES",
@@ -67,8 +70,19 @@ SECRET_ENV_VARS: tuple[str, ...] = (
 )
 
 #: Secrets shorter than this are not matched by value: replacing every "a" or "1"
-#: in a text would destroy it and protect nothing.
+#: in a text would destroy it and protect nothing. Between this and 16 characters a
+#: form is masked only as a token of its own (see :mod:`lcel_agent._secret_match`), and a
+#: key's *body* (what a known prefix leaves) that reads as a word is not masked alone.
 MIN_SECRET_LEN = 6
+
+# A body that reads as a word or words: words of at most ten letters, each lowercase,
+# Capitalized or UPPERCASE, joined by single hyphens or underscores ("sk-secret" leaves
+# "secret", "sk-no-key-required" leaves "no-key-required"). Such a short body is a
+# placeholder, and masking it alone would mask the word wherever it appears; the whole
+# key is still masked. Random bodies are not words: they hold digits, mix cases inside a
+# word, or run longer than ten letters, and are masked as before.
+_WORD = r"(?:[a-z]{1,10}|[A-Z][a-z]{0,9}|[A-Z]{1,10})"
+_WORDS = re.compile(rf"{_WORD}(?:[-_]{_WORD})*")
 
 #: Prefixes a key is echoed without, compared ignoring case: OpenAI's key formats, those of
 #: the providers reached through OpenAI-compatible endpoints (Anthropic, OpenRouter, Groq,
@@ -132,10 +146,18 @@ def _bodies(core: str) -> set[str]:
     return bodies
 
 
+def _word_like(body: str) -> bool:
+    """A short body that reads as words (see :data:`_WORDS`): not masked on its own."""
+    return len(body) < RUN_LEN and _WORDS.fullmatch(body) is not None
+
+
 def _forms(value: str) -> set[str]:
     """The forms a secret value takes in the texts it leaks into."""
     forms = {value}
-    for form in _bodies(value.strip()):
+    core = value.strip()
+    for form in _bodies(core):
+        if form != core and _word_like(form):
+            continue
         forms.add(form)
         forms.add(urllib.parse.quote(form, safe=""))
         forms.add(urllib.parse.quote_plus(form))

@@ -3,7 +3,10 @@
 A :class:`SecretMatcher` is built once from the strings to hide (``_redact`` gives it
 every form of every registered secret) and then masks, in any text:
 
-* each string whole, however short (the caller decides which strings are worth hiding);
+* each string whole; one shorter than :data:`RUN_LEN` only where it stands as a token of
+  its own, not inside a longer word (a short password ``postgres`` is masked in
+  ``postgres:***@host``, not in ``postgresql://``; the caller decides which strings are
+  worth hiding at all);
 * each run of :data:`RUN_LEN` or more consecutive characters of a longer string: a
   provider that quotes a refused key from its tenth character on, or cuts it after
   twenty, still quotes the key::
@@ -58,19 +61,37 @@ class SecretMatcher:
         self._rescan = any(MASK[0] in s for s in wanted)
 
     def mask(self, text: str) -> str:
-        """``text`` with every string and every run of :data:`RUN_LEN` of one as ``***``."""
+        """``text`` with every string (a short one as a token) and every run of
+        :data:`RUN_LEN` of one as ``***``."""
         if self._automaton is None:
             return text
-        found = self._automaton.find_matches_as_indexes(text, overlapping=True)
+        found = self._found(text)
         while found:
-            text = _splice(text, sorted((start, end) for _, start, end in found))
+            text = _splice(text, found)
             # Each pass shortens the text (a mask is shorter than any match), so this ends.
-            found = (
-                self._automaton.find_matches_as_indexes(text, overlapping=True)
-                if self._rescan
-                else []
-            )
+            found = self._found(text) if self._rescan else []
         return text
+
+    def _found(self, text: str) -> list[tuple[int, int]]:
+        """The spans to mask, sorted: every window, and every short string that is a token."""
+        assert self._automaton is not None
+        return sorted(
+            (start, end)
+            for _, start, end in self._automaton.find_matches_as_indexes(text, overlapping=True)
+            if end - start >= RUN_LEN or _token(text, start, end)
+        )
+
+
+def _word(char: str) -> bool:
+    """A character that continues an ASCII word (keys are ASCII; a CJK character next to a
+    key is text around it, not part of it)."""
+    return char.isascii() and (char.isalnum() or char == "_")
+
+
+def _token(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is not part of a longer word on either side."""
+    inside = start > 0 and _word(text[start - 1]) and _word(text[start])
+    return not inside and not (end < len(text) and _word(text[end - 1]) and _word(text[end]))
 
 
 def _splice(text: str, spans: list[tuple[int, int]]) -> str:

@@ -21,8 +21,10 @@ The package is the command line, one module a concern: the parser (``_parser``),
 the usage checks (``_checks``), the argument types (``_types``), the exit
 statuses (``_status``), the commands (``_commands``, ``_batch``, ``_resume``,
 ``_threads``), the agent they build (``_agent``), driving a run (``_drive``), the
-live trace (``_display``), and for checkpointed runs the store (``_store``), the
-thread lock (``_lock``) and the options kept beside a thread (``_record``). It
+live trace (``_display``), the commands and URLs it prints (``_hints``), and for
+checkpointed runs the store (``_store``), the thread lock (``_lock``), the options kept
+beside a thread (``_record``) and what ``run --checkpoint`` and ``resume`` share
+(``_continue``). It
 imports the library from above; the library never imports it.
 
 Importing it loads nothing heavy: ``--help`` and usage errors answer before
@@ -33,7 +35,9 @@ Ctrl-C at any moment ends with status 130 and one line.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 
 from .._redact import redact
 from ._checks import check
@@ -44,7 +48,24 @@ __all__ = ["EXIT_CODES", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "bui
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status.
+
+    Once a run's result is in hand, Ctrl-C is ignored (it cannot change a result that
+    is stored); a caller that gives ``argv`` gets its own SIGINT handler back on return.
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        return _main(argv)
+    finally:
+        if argv is not None and previous is not None and _in_main_thread():
+            signal.signal(signal.SIGINT, previous)
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         parser = build_parser()
         try:

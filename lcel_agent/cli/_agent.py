@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._redact import redact, register_secret
+from ._hints import shown
 from ._record import RunOptions
 
 __all__ = ["NO_KEY", "Built", "MissingKeyError", "built", "key", "options_of", "simulated"]
@@ -138,7 +139,7 @@ def built(
     )
     facts = [
         f"model {options.model}"
-        + (f" @ {redact(url)}" if url else "")
+        + (f" @ {redact(shown(url))}" if url else "")
         + (" (--simulate: simulated model, fake Amap and Baidu)" if options.simulate else ""),
         f"protocol {options.protocol}",
         f"max_loops {options.max_loops}",

@@ -68,9 +68,12 @@ def _check_durable(args: argparse.Namespace, fail: Callable[[str], NoReturn]) ->
         if args.pause and args.confirm:
             fail("--pause waits for a decision later (lcel-agent resume --approve); "
                  "--confirm asks now: give one of them")  # fmt: skip
-    if args.command == "resume" and args.reason is not None and not args.deny:
+    if args.command == "resume" and args.reason is not None and args.deny is None:
         fail("--reason goes with --deny: it is what the model is told instead of a result")
-    problem = precheck(args.checkpoint, create=args.command == "run")
+    if args.command == "resume" and args.no_pause and args.approve is not None:
+        fail("--no-pause approves the calls that wait and every later one: leave out --approve")
+    run = args.command == "run"
+    problem = precheck(args.checkpoint, create=run, writes=run)
     if problem is not None:
         fail(problem)
 

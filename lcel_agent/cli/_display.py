@@ -337,7 +337,8 @@ class RichDisplay:
         ok = result.stop_reason is StopReason.FINAL
         self.console.print(Text(_summary(result), style="bold green" if ok else "bold yellow"))
         for line in extra:
-            self.console.print(Text(redact(line), style="dim"))
+            # Never wrapped at the terminal's width: these lines hold commands to paste.
+            self.console.print(Text(redact(line), style="dim"), soft_wrap=True)
 
 
 def make_display(

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,12 +23,24 @@ from .._redact import redact
 from ..state import AgentResult, StepRecord
 from ._status import EXIT_CODES
 
-__all__ = ["Shown", "finish", "say", "show"]
+__all__ = ["Shown", "finish", "say", "settle", "show"]
 
 
 def say(text: str) -> None:
     """One line on standard error, ``lcel-agent: ...``, redacted."""
     print(f"lcel-agent: {redact(text)}", file=sys.stderr, flush=True)
+
+
+def settle() -> None:
+    """The run's result is in hand (and stored, for a checkpointed run): from here on
+    Ctrl-C changes nothing, so the command prints the result and exits by it.
+
+    :func:`lcel_agent.cli.main` restores the handler when it returns to a caller that
+    gave it ``argv``; as the process's command it leaves it, so a signal during the
+    interpreter's exit cannot turn a finished run into a death by signal.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _write_report(result: AgentResult, path: Path | None) -> list[str]:
@@ -122,6 +136,7 @@ def _drive(
                 steps.append(event)
             elif isinstance(event, AgentResult):
                 result = event
+                settle()
         if result is None:
             raise RuntimeError("the agent's stream ended without a result")
         data = {**shown.fields, **result.to_dict()}
@@ -143,6 +158,7 @@ def _drive(
                 display.step(event)
             elif isinstance(event, AgentResult):
                 result = event
+                settle()
     if result is None:
         raise RuntimeError("the agent's stream ended without a result")
     notes = [redact(line) for line in shown.notes(result)]

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any, NoReturn
 
 from .. import __version__
 from . import _batch as batch_cli
 from ._types import (
+    THREAD_ID_RULE,
     any_int,
     base_url,
+    call_ids,
     positive_float,
     positive_int,
     rate,
@@ -23,7 +26,16 @@ from ._types import (
     thread_id,
 )
 
-__all__ = ["build_parser", "new_parser"]
+__all__ = ["Parser", "build_parser", "new_parser"]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with a usage error said in one line (the usage is in ``--help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = "" if "--help" in message else f" (see {self.prog} --help)"
+        self.exit(2, f"{self.prog}: error: {message}{hint}\n")
+
 
 # The epilog, one paragraph each, so a new section (a command, a limit) is one more entry.
 _EPILOG_PARTS = (
@@ -71,14 +83,47 @@ resumable runs (run --checkpoint, resume, threads):
 )
 _EPILOG = "\n\n".join(_EPILOG_PARTS) + "\n"
 
+_RESUME_EPILOG = f"""\
+exit status: as `lcel-agent run` (lcel-agent run --help): 0 final, 3-7 the run's
+  stop reason, 8 paused again, 2 bad input or a busy thread, 130 Ctrl-C.
+
+  A finished thread's result is printed as it was stored: no model, no key, no
+  server. A paused, interrupted or failed one goes on with its own options (model,
+  --base-url, limits, --pause); the key comes from OPENAI_API_KEY again.
+
+  CALL is the id of a waiting call as the pause hint prints it (several: joined by
+  commas); a CALL that does not wait now is refused, so an old command never
+  decides a call you have not seen. --approve and --deny without CALL decide
+  every call that waits.
+
+  ID: {THREAD_ID_RULE}.
+"""
+
+_THREADS_EPILOG = f"""\
+states:
+  running    the run's process is running it now
+  stale      not finished, and no process runs it (it was killed, or the machine
+             stopped): lcel-agent resume ID goes on where it stopped
+  paused     tool calls wait for resume --approve or --deny
+  failed     the model API failed for good (llm_error): resume ID [--base-url URL]
+             asks the failed call again and goes on
+  finished   the run ended; resume ID prints its result
+
+  A thread id longer than the column is printed whole, on a line of its own.
+  ID: {THREAD_ID_RULE}.
+"""
+
 
 def new_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help: str
+    commands: argparse._SubParsersAction[Any],
+    name: str,
+    help: str,
+    epilog: str = _EPILOG,
 ) -> argparse.ArgumentParser:
-    parser = commands.add_parser(
-        name, help=help, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name, help=help, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    # main() reports unknown options with the usage of the command they were given to.
+    # main() reports unknown options in the words of the command they were given to.
     parser.set_defaults(command_parser=parser)
     return parser
 
@@ -102,7 +147,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``lcel-agent`` (``run``, ``demo``, ``report``, ``resume``,
     ``threads``, ``batch``)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="lcel-agent",
         description="Run an LCEL agent with the weather and search tools, and watch every loop.",
         epilog=_EPILOG,
@@ -142,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "postgresql:// URL), so `lcel-agent resume` can continue the run")  # fmt: skip
     run.add_argument("--thread", type=thread_id, default=None, metavar="ID",
                      help="the run's thread in STORE (default: a new id, printed); "
-                     "a finished thread's conversation goes on")  # fmt: skip
+                     "a finished thread's conversation goes on with TASK. "
+                     f"ID: {THREAD_ID_RULE}")  # fmt: skip
     run.add_argument("--pause", action="store_true",
                      help="stop before each tool call (exit 8) until `lcel-agent resume "
                      "--approve` or `--deny`; needs --checkpoint")  # fmt: skip
@@ -184,27 +230,42 @@ def _base_url(parser: argparse.ArgumentParser, when: str) -> None:
                         f"http://127.0.0.1:8080/v1 {when}")  # fmt: skip
 
 
-def _resumable(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _resumable(commands: argparse._SubParsersAction[Any]) -> None:
     """``resume`` and ``threads``: the runs a STORE holds."""
     resume = new_parser(
-        commands, "resume", "continue a checkpointed run after a crash, Ctrl-C or a pause"
+        commands,
+        "resume",
+        "continue a checkpointed run after a crash, Ctrl-C, a pause or a model failure",
+        _RESUME_EPILOG,
     )
     resume.add_argument("thread", type=thread_id, metavar="ID",
-                        help="the run's thread (lcel-agent threads lists them)")  # fmt: skip
+                        help=f"the run's thread (lcel-agent threads lists them); {THREAD_ID_RULE}")  # fmt: skip
     _store(resume, "where the run is checkpointed (never made here)", required=True)
     decision = resume.add_mutually_exclusive_group()
-    decision.add_argument("--approve", action="store_true",
-                          help="a paused run: run the tool calls that wait")  # fmt: skip
-    decision.add_argument("--deny", action="store_true",
-                          help="a paused run: refuse them (the model is told, and goes on)")  # fmt: skip
+    decision.add_argument("--approve", nargs="?", const=True, default=None, type=call_ids,
+                          metavar="CALL",
+                          help="a paused run: run the tool call CALL (as the pause hint names "
+                          "it), or every call that waits")  # fmt: skip
+    decision.add_argument("--deny", nargs="?", const=True, default=None, type=call_ids,
+                          metavar="CALL",
+                          help="a paused run: refuse CALL, or every call that waits (the "
+                          "model is told, and goes on)")  # fmt: skip
     resume.add_argument("--reason", default=None, metavar="TEXT",
                         help="with --deny: what the model is told instead of a result")  # fmt: skip
+    resume.add_argument("--no-pause", action="store_true",
+                        help="a --pause run: approve the calls that wait and every later "
+                        "one (with --deny: refuse those that wait, then run the rest)")  # fmt: skip
+    resume.add_argument("--max-loops", type=positive_int, default=None, metavar="N",
+                        help="most model calls of the whole run from now on (default: the "
+                        "run's own); raise it to let a run go on")  # fmt: skip
     resume.add_argument("--json", action="store_true",
                         help="print the result as JSON only (no live trace), for scripts")  # fmt: skip
     resume.add_argument("--report", type=Path, default=None, metavar="PATH",
                         help="also write the whole run as a self-contained HTML report")  # fmt: skip
     _base_url(resume, "(default: the run's own, else OPENAI_BASE_URL)")
-    threads = new_parser(commands, "threads", "list the runs a checkpoint STORE holds")
+    threads = new_parser(
+        commands, "threads", "list the runs a checkpoint STORE holds", _THREADS_EPILOG
+    )
     _store(threads, "a SQLite file or a postgresql:// URL (never made here)", required=True)
     threads.add_argument("--json", action="store_true",
                          help="print a JSON list of {thread_id, task, state, stop_reason, "

@@ -13,7 +13,14 @@ extra), as ``create_agent(checkpointer=...)`` uses it. Opening checks before any
 written: a missing file is not created for ``resume`` and ``threads``; a file that is
 not SQLite, or a database without LangGraph's checkpoint tables that is not new, is
 refused (:class:`StoreError`) and left as it was. :func:`precheck` is the part of that
-which needs no import, for the usage checks.
+which needs no import, for the usage checks: a folder, a missing folder, and for the
+commands that write (``run``, ``resume``) a read-only file or folder.
+
+``threads`` and ``resume`` open with ``create=None``: a store this process cannot write
+(a read-only file or folder) is opened read-only, and as immutable when no ``-wal`` file
+is beside it (no process has it open for writing then), so reading leaves no
+``-wal``/``-shm`` files behind; ``resume`` reads a finished run's result so, and asks
+:meth:`Store.writable` before a run goes on.
 """
 
 from __future__ import annotations
@@ -25,10 +32,18 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
-from .._redact import redact, register_secret
-from ._lock import postgres_lock, sqlite_lock
+from .._redact import redact
+from ._hints import shown
+from ._lock import (
+    NO_RECORD_LOCKS,
+    postgres_held,
+    postgres_lock,
+    record_locks,
+    sqlite_held,
+    sqlite_lock,
+)
 
 __all__ = ["Store", "StoreError", "is_postgres", "open_store", "precheck", "shown"]
 
@@ -47,20 +62,26 @@ def is_postgres(spec: str) -> bool:
     return spec.startswith(("postgresql://", "postgres://"))
 
 
-def shown(spec: str) -> str:
-    """``spec`` as it may be printed: a URL's password masked (it is a secret)."""
-    if not is_postgres(spec):
-        return spec
-    parts = urlsplit(spec)
-    if parts.password is None:
-        return spec
-    register_secret(parts.password)
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+def _folder(path: Path) -> Path:
+    return path.parent if str(path.parent) else Path(".")
 
 
-def precheck(spec: str, *, create: bool) -> str | None:
-    """What is wrong with ``spec`` that a look at the disk shows, or None (no imports)."""
+def _read_only(path: Path) -> str | None:
+    """Why SQLite cannot write the store at ``path`` (an existing file), or None."""
+    if not os.access(path, os.W_OK):
+        return "the file is read-only"
+    if not os.access(_folder(path), os.W_OK | os.X_OK):
+        # WAL mode: SQLite makes STORE-wal and STORE-shm beside the store as it writes.
+        return f"its folder {_folder(path)} is read-only (SQLite writes STORE-wal beside it)"
+    return None
+
+
+def precheck(spec: str, *, create: bool, writes: bool = True) -> str | None:
+    """What is wrong with ``spec`` that a look at the disk shows, or None (no imports).
+
+    ``create``: a missing file may be made (``run``); ``writes``: the command writes
+    checkpoints for sure (``run``; ``resume`` asks :meth:`Store.writable` once it knows).
+    """
     if not spec.strip():
         return "--checkpoint needs a SQLite file path or a postgresql:// URL"
     if is_postgres(spec):
@@ -68,13 +89,18 @@ def precheck(spec: str, *, create: bool) -> str | None:
     path = Path(spec)
     if path.is_dir():
         return f"--checkpoint {spec} is a folder; give a SQLite file (e.g. {path / 'agent.db'})"
+    if create and not record_locks():
+        return f"--checkpoint {spec}: {NO_RECORD_LOCKS}"
     if path.exists():
-        return None
+        problem = _read_only(path) if writes else None
+        return None if problem is None else f"cannot write checkpoints to {spec}: {problem}"
     if not create:
         return f"no checkpoint store at {spec} (lcel-agent run TASK --checkpoint {spec} makes one)"
-    parent = path.parent if str(path.parent) else Path(".")
+    parent = _folder(path)
     if not parent.is_dir():
         return f"--checkpoint {spec}: the folder {parent} does not exist"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot make the checkpoint store {spec}: its folder {parent} is read-only"
     return None
 
 
@@ -89,10 +115,27 @@ class Store:
     """The LangGraph saver: ``create_agent(..., checkpointer=store.saver)``."""
     _lock: Callable[[str], AbstractContextManager[None]]
     _query: Callable[[str], list[Any]]
+    _held: Callable[[str], bool | None]
 
     def lock(self, thread_id: str) -> AbstractContextManager[None]:
         """Hold ``thread_id`` for this process (ThreadBusyError if another holds it)."""
         return self._lock(thread_id)
+
+    def writable(self) -> None:
+        """StoreError unless this process can write checkpoints here (``resume`` asks once
+        it knows the run goes on: a finished run's result is read from a read-only store)."""
+        if self.kind != "sqlite":
+            return
+        problem = _read_only(Path(self.spec))
+        if problem is not None:
+            raise StoreError(f"cannot write checkpoints to {self.spec}: {problem}")
+        if not record_locks():
+            raise StoreError(f"--checkpoint {self.spec}: {NO_RECORD_LOCKS}")
+
+    def held(self, thread_id: str) -> bool | None:
+        """Whether a process holds ``thread_id`` now, asked without taking it (None: this
+        system cannot tell without taking it)."""
+        return self._held(thread_id)
 
     def thread_ids(self) -> list[str]:
         """The threads that hold a run's checkpoints (the root namespace only)."""
@@ -104,44 +147,76 @@ def _not_a_store(spec: str, why: str) -> StoreError:
     return StoreError(f"{shown(spec)} is not a checkpoint store ({why}); nothing was changed")
 
 
+def _sqlite_error(spec: str, exc: sqlite3.Error) -> StoreError:
+    """What a SQLite error means for the store, in words that are true."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    if name == "SQLITE_READONLY_DIRECTORY":
+        return StoreError(f"cannot write checkpoints to {spec}: its folder is read-only")
+    if name.startswith("SQLITE_READONLY"):
+        return StoreError(f"cannot write checkpoints to {spec}: the file is read-only")
+    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
+        return StoreError(f"cannot open the checkpoint store {spec}: {exc}")
+    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")):
+        return _not_a_store(spec, f"not a SQLite database: {exc}")
+    return StoreError(f"cannot use the checkpoint store {spec}: {exc}")
+
+
+def _sqlite_uri(path: str, create: bool | None) -> str:
+    """How to open the file: ``rwc`` makes it (``run``, none there), ``rw`` never does;
+    ``threads`` (``create=None``) opens a store it cannot write read-only, and immutable
+    when no ``-wal`` file is beside it (see the module docstring)."""
+    if create is None and _read_only(Path(path)) is not None:
+        wal = Path(f"{path}-wal")
+        immutable = not wal.exists() or wal.stat().st_size == 0
+        return f"file:{quote(path)}?mode=ro" + ("&immutable=1" if immutable else "")
+    mode = "rwc" if create and not os.path.exists(path) else "rw"
+    return f"file:{quote(path)}?mode={mode}"
+
+
 @contextmanager
-def _sqlite(spec: str, create: bool) -> Iterator[Store]:
+def _sqlite(spec: str, create: bool | None) -> Iterator[Store]:
     try:
         from langgraph.checkpoint.sqlite import SqliteSaver
     except ImportError:
         raise StoreError(_INSTALL) from None
     path = os.path.abspath(spec)
-    # mode=rw never makes a file: only `run` (create) may, and only where none is.
-    mode = "rwc" if create and not os.path.exists(path) else "rw"
+    uri = _sqlite_uri(path, create)
     try:
-        conn = sqlite3.connect(
-            f"file:{quote(path)}?mode={mode}", uri=True, timeout=30, check_same_thread=False
-        )
+        conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot open {spec}: {exc}") from None
+        raise _sqlite_error(spec, exc) from None
     try:
         try:
             found = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             tables = {str(row[0]) for row in found}
-        except sqlite3.DatabaseError as exc:
-            raise _not_a_store(spec, f"not a SQLite database: {exc}") from None
+        except sqlite3.Error as exc:
+            raise _sqlite_error(spec, exc) from None
         if not tables >= _SQLITE_TABLES and (tables or not create):
             why = "an empty database" if not tables else f"its tables are {sorted(tables)}"
             raise _not_a_store(spec, why)
         saver = SqliteSaver(conn)
-        saver.setup()  # a new file gets the tables and WAL; a store is left as it is
+        if "mode=ro" in uri:
+            saver.is_setup = True  # the tables are there; setting up would write
+        else:
+            try:
+                saver.setup()  # a new file gets the tables and WAL; a store is left as it is
+            except sqlite3.Error as exc:
+                raise _sqlite_error(spec, exc) from None
 
         def query(sql: str) -> list[Any]:
             with saver.lock:
                 return list(conn.execute(sql))
 
-        yield Store(spec, "sqlite", saver, lambda thread: sqlite_lock(path, thread), query)
+        def held(thread: str) -> bool | None:
+            return sqlite_held(path, thread)
+
+        yield Store(spec, "sqlite", saver, lambda thread: sqlite_lock(path, thread), query, held)
     finally:
         conn.close()
 
 
 @contextmanager
-def _postgres(spec: str, create: bool) -> Iterator[Store]:
+def _postgres(spec: str, create: bool | None) -> Iterator[Store]:
     try:
         import psycopg
         from langgraph.checkpoint.postgres import PostgresSaver
@@ -172,11 +247,18 @@ def _postgres(spec: str, create: bool) -> Iterator[Store]:
         def query(sql: str) -> list[Any]:
             return [tuple(row.values()) for row in conn.execute(sql)]
 
-        yield Store(spec, "postgres", saver, lambda thread: postgres_lock(connect, thread), query)
+        def lock(thread: str) -> AbstractContextManager[None]:
+            return postgres_lock(connect, thread)
+
+        yield Store(spec, "postgres", saver, lock, query, lambda t: postgres_held(conn, t))
     finally:
         conn.close()
 
 
-def open_store(spec: str, *, create: bool) -> AbstractContextManager[Store]:
-    """Open the store ``spec`` (StoreError if it cannot be used; see the module docstring)."""
+def open_store(spec: str, *, create: bool | None) -> AbstractContextManager[Store]:
+    """Open the store ``spec`` (StoreError if it cannot be used; see the module docstring).
+
+    ``create``: True for ``run`` (a missing file is made), False for ``resume``, None for
+    ``threads`` (only reads).
+    """
     return _postgres(spec, create) if is_postgres(spec) else _sqlite(spec, create)

@@ -11,8 +11,10 @@ import math
 from collections.abc import Callable
 
 __all__ = [
+    "THREAD_ID_RULE",
     "any_int",
     "base_url",
+    "call_ids",
     "per_minute",
     "positive_float",
     "positive_int",
@@ -92,10 +94,29 @@ def base_url(text: str) -> str:
     return url
 
 
+#: The rule of a thread id, as the help and the errors say it.
+THREAD_ID_RULE = "1 to 200 printable characters, no spaces, not starting with '-'"
+
+
 def thread_id(text: str) -> str:
-    """A thread id: 1 to 200 printable characters, no spaces (it is typed in commands)."""
-    if not 0 < len(text) <= 200 or not text.isprintable() or any(c.isspace() for c in text):
-        raise argparse.ArgumentTypeError(
-            f"expected a thread id (1 to 200 characters, no spaces), got {text!r}"
-        )
+    """A thread id (:data:`THREAD_ID_RULE`): it is typed in commands, so it must read back
+    as one argument, never as an option."""
+    if (
+        not 0 < len(text) <= 200
+        or not text.isprintable()
+        or any(c.isspace() for c in text)
+        or text.startswith("-")
+    ):
+        raise argparse.ArgumentTypeError(f"expected a thread id ({THREAD_ID_RULE}), got {text!r}")
     return text
+
+
+def call_ids(text: str) -> str:
+    """``--approve CALL`` / ``--deny CALL``: the id of a waiting call, or several joined
+    by commas, as the pause hint prints them."""
+    ids = [part.strip() for part in text.split(",")]
+    if not text.strip() or not all(ids) or any(c.isspace() for c in text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"expected the id of a waiting call as the pause hint prints it, got {text!r}"
+        )
+    return ",".join(ids)

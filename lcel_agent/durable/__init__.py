@@ -35,7 +35,7 @@ from __future__ import annotations
 from ._record import Identity, Phase
 from ._setup import check_checkpointer, with_checkpoint
 from ._stage import CHECKPOINT_STAGE, SaveDecision
-from ._summary import ThreadSummary, summarize_thread
+from ._summary import ThreadSummary, read_thread, summarize_thread
 from ._threads import Journey, Threads
 from ._trip import Trip
 from ._view import ThreadState
@@ -51,6 +51,7 @@ __all__ = [
     "Threads",
     "Trip",
     "check_checkpointer",
+    "read_thread",
     "summarize_thread",
     "with_checkpoint",
 ]

@@ -58,6 +58,8 @@ class Tip:
     writes: list[tuple[str, str, Any]]
     updated: str = ""
     """When the checkpoint was written (LangGraph's ``ts``: ISO 8601, UTC)."""
+    parent: str | None = None
+    """The checkpoint it was written after (a failed run resumes from there)."""
 
 
 #: DB-API errors of the storage itself (a locked file, a lost connection): not the checkpoint's.
@@ -98,12 +100,14 @@ class Saver:
         if found is None:
             return None
         checkpoint = found.checkpoint
+        parent = ((found.parent_config or {}).get("configurable") or {}).get("checkpoint_id")
         return Tip(
             checkpoint_id=str(checkpoint["id"]),
             version=(checkpoint.get("channel_versions") or {}).get(CHANNEL),
             values=dict(checkpoint.get("channel_values") or {}),
             writes=list(found.pending_writes or ()),
             updated=str(checkpoint.get("ts") or ""),
+            parent=None if parent is None else str(parent),
         )
 
     def _checkpoint(
@@ -119,10 +123,11 @@ class Saver:
         return checkpoint, metadata, new_version
 
     # --- sync --------------------------------------------------------------------------
-    def latest(self, thread: Thread) -> Tip | None:
-        """The thread's latest checkpoint and its writes; CheckpointError if unreadable."""
+    def latest(self, thread: Thread, checkpoint_id: str | None = None) -> Tip | None:
+        """The thread's latest checkpoint (or ``checkpoint_id``) and its writes;
+        CheckpointError if unreadable."""
         with _reading(thread):
-            return self._tip(self.saver.get_tuple(thread.config()))
+            return self._tip(self.saver.get_tuple(thread.config(checkpoint_id)))
 
     def put(
         self,
@@ -154,10 +159,10 @@ class Saver:
         call: Callable[..., Any] = getattr(self.saver, name)
         return await asyncio.to_thread(call, *args)
 
-    async def alatest(self, thread: Thread) -> Tip | None:
+    async def alatest(self, thread: Thread, checkpoint_id: str | None = None) -> Tip | None:
         """Async twin of :meth:`latest`."""
         with _reading(thread):
-            return self._tip(await self._acall("get_tuple", thread.config()))
+            return self._tip(await self._acall("get_tuple", thread.config(checkpoint_id)))
 
     async def aput(
         self,

@@ -9,7 +9,10 @@
   too): the thread's latest checkpoint decides
   (see :meth:`Journey._plan`): a new thread starts a run; a finished run's thread
   continues its conversation with a new input; an unfinished run resumes (input
-  ``None``, ``Command(resume=...)``, or its own input again); anything else is a
+  ``None``, ``Command(resume=...)``, or its own input again); a run that *failed* (it
+  stopped with ``llm_error``: the model API failed after its retries) resumes with input
+  ``None`` from the checkpoint before the failure, so the failed model call is asked
+  again and nothing else is; anything else is a
   :class:`~lcel_agent.errors.CheckpointError` raised before any model call.
 
 It yields the :class:`~lcel_agent.durable._trip.Trip` the loop's drivers use.
@@ -37,7 +40,7 @@ from ._record import Identity, Phase, Snapshot, read_snapshot
 from ._run import DurableRun
 from ._saver import Saver, Thread, Tip
 from ._trip import NO_INPUT, ResultFn, StartFn, Trip, resume_value
-from ._view import ThreadState, thread_state
+from ._view import ThreadState, failed, thread_state
 
 __all__ = ["Journey", "Threads"]
 
@@ -116,10 +119,27 @@ class Journey:
         state = start(self.run, memory, limits)
         return Trip(self.run, limits, state, self.config, **durable)
 
+    def _failed_parent(self, tip: Tip | None) -> str | None:
+        """The checkpoint to resume a failed run from: the one its failure was written after
+        (None: the thread's latest checkpoint is not a failed run's, or a new input came)."""
+        if tip is None or self._asked is not None or self.thread is None:
+            return None
+        if not failed(self.threads.snapshot(self.thread, tip)):
+            return None
+        if tip.parent is None:
+            raise CheckpointError(
+                self.thread.thread_id, "its run failed before its first checkpoint"
+            )
+        return tip.parent
+
     def _plan(
-        self, start: StartFn, tip: Tip | None
+        self, start: StartFn, tip: Tip | None, latest: Tip | None = None
     ) -> tuple[Trip, list[tuple[Action, bool | str]]]:
-        """The trip a thread's latest checkpoint leads to, and the decisions to write (pure)."""
+        """The trip a thread's checkpoint leads to, and the decisions to write (pure).
+
+        ``tip`` is the thread's latest checkpoint, or (resuming a failed run) the one
+        before the failure, and then ``latest`` is the failure's own.
+        """
         threads, thread = self.threads, self.thread
         assert thread is not None and threads.saver is not None
         found = None if tip is None else threads.snapshot(thread, tip)
@@ -135,6 +155,8 @@ class Journey:
         self.run = found.run
         limits = self._limits(found.limits)
         durable = DurableRun(threads.saver, thread, identity, found.run, limits, tip)
+        if latest is not None:  # the next checkpoint's version comes after the failure's
+            durable.version = latest.version
         durable.phase = found.phase
         state, first = found.state, 0
         if found.phase is not Phase.LOOP:
@@ -155,7 +177,13 @@ class Journey:
         if self.thread is None or threads.saver is None:
             yield self._new(start, threads.memory.fresh())
             return
-        trip, decisions = self._plan(start, threads.saver.latest(self.thread))
+        tip = threads.saver.latest(self.thread)
+        parent = self._failed_parent(tip)
+        if parent is not None:
+            before = threads.saver.latest(self.thread, parent)
+            trip, decisions = self._plan(start, before, latest=tip)
+        else:
+            trip, decisions = self._plan(start, tip)
         durable = trip.durable
         assert durable is not None
         if durable.phase is None:  # a new run: its start is a checkpoint (None resumes it)
@@ -171,7 +199,13 @@ class Journey:
         if self.thread is None or threads.saver is None:
             yield self._new(start, threads.memory.fresh())
             return
-        trip, decisions = self._plan(start, await threads.saver.alatest(self.thread))
+        tip = await threads.saver.alatest(self.thread)
+        parent = self._failed_parent(tip)
+        if parent is not None:
+            before = await threads.saver.alatest(self.thread, parent)
+            trip, decisions = self._plan(start, before, latest=tip)
+        else:
+            trip, decisions = self._plan(start, tip)
         durable = trip.durable
         assert durable is not None
         if durable.phase is None:  # a new run: its start is a checkpoint (None resumes it)

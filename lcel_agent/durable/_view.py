@@ -8,15 +8,17 @@ from typing import Literal
 
 from langchain_core.messages import BaseMessage
 
-from ..state import Action, AgentResult, AgentState, StepRecord
+from ..state import Action, AgentResult, AgentState, StepRecord, StopReason
 from ._record import Phase, Snapshot
 from ._saver import Thread, Tip
 
-__all__ = ["ThreadState", "ThreadStatus", "status_of", "thread_state"]
+__all__ = ["ThreadState", "ThreadStatus", "failed", "status_of", "thread_state"]
 
 #: ``unfinished``: the run stopped before its end (a crash, or it is running now);
-#: ``paused``: calls wait for a person; ``finished``: the run ended.
-ThreadStatus = Literal["unfinished", "paused", "finished"]
+#: ``paused``: calls wait for a person; ``failed``: the model API failed for good
+#: (``llm_error``), and ``invoke(None, config)`` asks the failed call again;
+#: ``finished``: the run ended.
+ThreadStatus = Literal["unfinished", "paused", "failed", "finished"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,14 +42,20 @@ class ThreadState:
     messages: tuple[BaseMessage, ...]
     """The memory window the next loop (or the next run) starts from."""
     result: AgentResult | None
-    """``finished``: the run's result (as ``invoke`` returned it, in the task form)."""
+    """``finished`` or ``failed``: the run's result (as ``invoke`` returned it, in the task
+    form)."""
 
 
-def status_of(phase: Phase) -> ThreadStatus:
-    """The status a person reads for a checkpoint's phase."""
-    if phase is Phase.FINISHED:
-        return "finished"
-    return "paused" if phase is Phase.PAUSED else "unfinished"
+def failed(found: Snapshot) -> bool:
+    """Whether the checkpoint is the end of a run whose model failed (resumable)."""
+    return found.phase is Phase.FINISHED and found.state.stop is StopReason.LLM_ERROR
+
+
+def status_of(found: Snapshot) -> ThreadStatus:
+    """The status a person reads for a checkpoint."""
+    if found.phase is Phase.FINISHED:
+        return "failed" if failed(found) else "finished"
+    return "paused" if found.phase is Phase.PAUSED else "unfinished"
 
 
 def thread_state(
@@ -70,7 +78,7 @@ def thread_state(
     return ThreadState(
         thread_id=thread.thread_id,
         checkpoint_id=tip.checkpoint_id,
-        status=status_of(found.phase),
+        status=status_of(found),
         task=found.run.task,
         loops=state.loops,
         steps=state.steps,

@@ -12,6 +12,7 @@ and its resumes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -62,6 +63,40 @@ def _weather(self, mode, path, query):
 
 offline.TaskReadingModel.__call__ = _counted
 services.FakeAmapServer._answer = _weather
+
+# LCEL_TEST_SIGINT: Ctrl-C at a moment after the run's result is stored: "stored" (right
+# after the last checkpoint is written), "printed" (after the result is printed, while
+# the report and notes are written) or "exit" (while the interpreter exits).
+_sigint = os.environ.get("LCEL_TEST_SIGINT")
+if _sigint:
+    import atexit, signal
+
+    def _interrupt():
+        os.kill(os.getpid(), signal.SIGINT)
+
+    if _sigint == "stored":
+        from lcel_agent.durable import _run
+
+        _put = _run.DurableRun._put
+
+        def _put_then_interrupt(self, phase, state):
+            _put(self, phase, state)
+            if phase is _run.Phase.FINISHED:
+                _interrupt()
+
+        _run.DurableRun._put = _put_then_interrupt
+    elif _sigint == "printed":
+        from lcel_agent.cli import _drive
+
+        _report = _drive._write_report
+
+        def _report_after_interrupt(result, path):
+            _interrupt()
+            return _report(result, path)
+
+        _drive._write_report = _report_after_interrupt
+    else:
+        atexit.register(_interrupt)
 """
 
 
@@ -79,24 +114,33 @@ class Cli:
         self.env |= {"PYTHONPATH": path, "LCEL_TEST_LOG": str(self.log), "COLUMNS": "200",
                      "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"}  # fmt: skip
 
-    def _env(self, hang: str | None) -> dict[str, str]:
-        return self.env | ({"LCEL_TEST_HANG": hang} if hang else {})
+    def _env(self, hang: str | None, env: dict[str, str] | None) -> dict[str, str]:
+        return self.env | ({"LCEL_TEST_HANG": hang} if hang else {}) | (env or {})
 
-    def run(self, *args: str, hang: str | None = None) -> subprocess.CompletedProcess[str]:
-        """``lcel-agent ARGS``, to its end."""
+    def run(
+        self,
+        *args: str,
+        hang: str | None = None,
+        env: dict[str, str] | None = None,
+        prefix: tuple[str, ...] = (),
+    ) -> subprocess.CompletedProcess[str]:
+        """``lcel-agent ARGS``, to its end (``env``: more variables; ``prefix``: a command
+        that runs it, such as ``setpriv ...``)."""
         return subprocess.run(
-            [sys.executable, "-m", "lcel_agent.cli", *args],
-            cwd=ROOT, env=self._env(hang), capture_output=True, text=True, encoding="utf-8",
-            timeout=120, check=False, stdin=subprocess.DEVNULL,
+            [*prefix, sys.executable, "-m", "lcel_agent.cli", *args],
+            cwd=ROOT, env=self._env(hang, env), capture_output=True, text=True,
+            encoding="utf-8", timeout=120, check=False, stdin=subprocess.DEVNULL,
         )  # fmt: skip
 
-    def start(self, *args: str, hang: str | None = None) -> subprocess.Popen[str]:
+    def start(
+        self, *args: str, hang: str | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[str]:
         """``lcel-agent ARGS`` in the background (kill it in a ``finally``)."""
         (self.log / "hang").unlink(missing_ok=True)
         return subprocess.Popen(
             [sys.executable, "-m", "lcel_agent.cli", *args],
-            cwd=ROOT, env=self._env(hang), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, encoding="utf-8",
+            cwd=ROOT, env=self._env(hang, env), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
         )  # fmt: skip
 
     def wait_for_hang(self, process: subprocess.Popen[str], timeout: float = 90) -> None:
@@ -116,12 +160,14 @@ class Cli:
 
 def resume_command(stderr: str, decision: str = "") -> list[str]:
     """The arguments of the ``lcel-agent resume ...`` line the command printed (the one
-    ending with ``decision`` when one is given), without the program's name."""
+    with the option ``decision`` when one is given), without the program's name."""
     for line in stderr.splitlines():
         at = line.find("lcel-agent resume ")
-        if at >= 0 and line.rstrip().endswith(decision):
-            words = shlex.split(line[at:])
-            assert words[0] == "lcel-agent"
+        if at < 0:
+            continue
+        words = shlex.split(line[at:])
+        assert words[0] == "lcel-agent"
+        if not decision or decision in words:
             return words[1:]
     raise AssertionError(f"no resume command{' ' + decision if decision else ''} in {stderr!r}")
 
@@ -143,5 +189,6 @@ def contents(store: str) -> list[Any]:
                 found = conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3, 4").fetchall()
                 rows.append([tuple(map(repr, row)) for row in found])
             return rows
-    with sqlite3.connect(store) as conn:
+    # Closed here, not when collected: an open connection keeps STORE-wal and -shm about.
+    with contextlib.closing(sqlite3.connect(store)) as conn:
         return list(conn.iterdump())

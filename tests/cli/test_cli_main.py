@@ -36,7 +36,10 @@ def test_help_documents_every_exit_status(capsys):
 )
 def test_bad_arguments_exit_2(argv, capsys):
     assert main(argv) == 2
-    assert "usage: lcel-agent" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # One line, in the words of the command given (issue 36: no usage block before it).
+    assert err.startswith("lcel-agent") and ": error: " in err and err.count("\n") == 1
+    assert "--help" in err
 
 
 def _unknown_tool(messages, tools):

@@ -37,7 +37,8 @@ def test_a_run_killed_in_a_tool_call_resumes_asking_the_model_nothing_twice(
     asked_before = len(cli.lines("model"))
     listed = cli.run("threads", "--checkpoint", store, "--json")
     (row,) = json.loads(listed.stdout)
-    assert (row["thread_id"], row["state"], row["stop_reason"]) == ("t1", "running", None)
+    # Its process is gone, so no one holds its lock: stale, not running (issue 36, point 8).
+    assert (row["thread_id"], row["state"], row["stop_reason"]) == ("t1", "stale", None)
     assert row["task"] == TASK and row["loops"] == asked_before
 
     before = contents(store)

@@ -12,6 +12,7 @@ key stays registered for the rest of the suite.
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 from collections.abc import Callable
 
@@ -52,10 +53,21 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
 }
 
 
+#: A word as the short-secret rule reads one: at most ten letters, one case or Capitalized.
+WORD = r"(?:[a-z]{1,10}|[A-Z][a-z]{0,9}|[A-Z]{1,10})"
+
+
 def _bodies(key: str) -> list[str]:
-    """The key without each known prefix it has, where what is left can be a secret."""
+    """The key without each known prefix it has, where what is left can be a secret: six
+    characters at least, and (issue 36's short-secret rule) under 16 only if it does not
+    read as a word, which would be masked everywhere (tests/core/test_core_redact_short.py)."""
     bodies = {key.removeprefix(prefix) for prefix in ("sk-proj-", "sk-", "Bearer ")} - {key}
-    return [body for body in bodies if len(body) >= MIN_SECRET_LEN]
+    return [
+        body
+        for body in bodies
+        if len(body) >= MIN_SECRET_LEN
+        and (len(body) >= 16 or not re.fullmatch(rf"{WORD}(?:[-_]{WORD})*", body))
+    ]
 
 
 @given(key=KEYS, before=FILLER, after=FILLER)
@@ -102,7 +114,9 @@ def _leaky_texts(draw: st.DrawFn) -> tuple[list[str], str]:
         key = draw(st.sampled_from(keys), label="key")
         runs = [key[i : i + 16 + n] for i in range(len(key) - 15) for n in (0, 4)]
         piece = draw(st.sampled_from([key, *_bodies(key), *runs]), label="piece")
-        parts += [piece, draw(st.text(max_size=10), label="text")]
+        # Each piece stands as a token of its own: a short one glued into a longer word
+        # is that word, not the key (issue 36's short-secret rule).
+        parts += [" ", piece, " ", draw(st.text(max_size=10), label="text")]
     return keys, "".join(parts)
 
 

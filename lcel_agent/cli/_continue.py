@@ -1,0 +1,170 @@
+"""What ``run --checkpoint`` and ``resume`` share: the store opened, bad input refused, the
+run driven, and the commands that continue a thread.
+
+Every refusal is :class:`Refused` (one line, exit 2) and comes before anything is
+written. :func:`drive` streams a thread's run; on Ctrl-C it reads what the store holds
+then: a run whose result was stored ends as that result says (point 6 of issue 36: a
+signal after the result is stored changes nothing), any other prints the command that
+continues it and exits 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+from ..durable import ThreadState, read_thread
+from ..errors import CheckpointError, ConfigurationError
+from ..state import Action, AgentResult, StopReason
+from ._agent import NO_KEY, Built, MissingKeyError
+from ._drive import Shown, finish, say, show
+from ._hints import command, password_note, shown
+from ._lock import ThreadBusyError
+from ._status import EXIT_INTERRUPTED, EXIT_USAGE
+from ._store import Store, StoreError, open_store
+
+__all__ = [
+    "Refused",
+    "call_list",
+    "continue_line",
+    "drive",
+    "guarded",
+    "notes",
+    "opened",
+    "resume_line",
+    "show_stored",
+]
+
+
+class Refused(Exception):
+    """Bad input found before anything ran: the message, and exit status 2."""
+
+
+def resume_line(thread: str, store: str, *more: str) -> str:
+    """The command that continues ``thread`` (the store as the user gave it, a password
+    masked): one line, every argument quoted for a POSIX shell."""
+    return command("resume", thread, "--checkpoint", shown(store), *more)
+
+
+def call_list(actions: Sequence[Action]) -> str:
+    """The ids of waiting calls as ``--approve CALL`` takes them."""
+    return ",".join(a.call_id or "" for a in actions)
+
+
+def continue_line(thread: str, store: str, state: ThreadState) -> str:
+    """The command that continues ``thread`` from ``state`` (a paused one: its calls named)."""
+    if state.status == "paused":
+        return resume_line(thread, store, "--approve", call_list(state.pending))
+    return resume_line(thread, store)
+
+
+def _paused_notes(thread: str, store: str, pending: Sequence[Action]) -> list[str]:
+    from ._display import call_text
+
+    ids = call_list(pending)
+    calls = [f"  {call_text(action)}  [{action.call_id}]" for action in pending]
+    return [
+        f"paused: {len(calls)} tool call(s) wait for a decision:",
+        *calls,
+        "run them:",
+        f"  {resume_line(thread, store, '--approve', ids)}",
+        "or refuse them (add --reason TEXT to tell the model why):",
+        f"  {resume_line(thread, store, '--deny', ids)}",
+        "or run them and every later call without pausing:",
+        f"  {resume_line(thread, store, '--no-pause')}",
+        *password_note(store),
+    ]
+
+
+def notes(thread: str, store: str) -> Callable[[AgentResult], Sequence[str]]:
+    """After a result: where the thread is, and the exact commands that continue it."""
+
+    def lines(result: AgentResult) -> list[str]:
+        if result.stop_reason is StopReason.PAUSED:
+            return _paused_notes(thread, store, result.pending)
+        if result.stop_reason is StopReason.LLM_ERROR:
+            return [
+                f"thread {thread} in {shown(store)} failed; ask the failed model call again "
+                "(add --base-url URL for another server):",
+                f"  {resume_line(thread, store)}",
+                *password_note(store),
+            ]
+        return [f"thread {thread} in {shown(store)}"]
+
+    return lines
+
+
+@contextmanager
+def opened(args: argparse.Namespace, *, create: bool | None) -> Iterator[tuple[ExitStack, Store]]:
+    """The store, with bad input turned into :class:`Refused` (exit 2)."""
+    with ExitStack() as stack:
+        try:
+            store = stack.enter_context(open_store(args.checkpoint, create=create))
+        except StoreError as exc:
+            raise Refused(str(exc)) from None
+        yield stack, store
+
+
+def guarded(work: Callable[[], int]) -> int:
+    """Run a command; bad input of any kind is one line and exit 2."""
+    try:
+        return work()
+    except MissingKeyError:
+        print(NO_KEY, end="", flush=True, file=sys.stderr)
+        return EXIT_USAGE
+    except (Refused, ThreadBusyError, CheckpointError, ConfigurationError, StoreError) as exc:
+        say(str(exc))
+        return EXIT_USAGE
+
+
+def show_stored(
+    state: ThreadState, args: argparse.Namespace, facts: Sequence[str], thread: str
+) -> int:
+    """Print the result a thread holds, as the run printed it; its exit status."""
+    assert state.result is not None
+    return show(
+        state.result, args, facts, Shown({"thread_id": thread}, notes(thread, args.checkpoint))
+    )
+
+
+def drive(
+    made: Built,
+    store: Store,
+    args: argparse.Namespace,
+    thread: str,
+    value: Any,
+    task: str,
+    *,
+    configurable: dict[str, Any] | None = None,
+    **more: Any,
+) -> int:
+    """Stream the thread's run; on Ctrl-C, end as the store says (see the module docstring)."""
+    keys = {**(configurable or {}), "thread_id": thread}
+    try:
+        return finish(
+            lambda extra: made.agent.stream(value, {**extra, "configurable": keys}),
+            args,
+            task,
+            [*made.facts, *more.pop("facts", ())],
+            llm_timeout=made.timeout,
+            llm_retries=3,
+            shown=Shown({"thread_id": thread}, notes(thread, args.checkpoint), **more),
+        )
+    except KeyboardInterrupt:
+        try:
+            state = read_thread(store.saver, thread)
+        except Exception:  # the store is what it is; the command below says what to try
+            state = None
+        if state is not None and state.result is not None:
+            # The run ended and its result is stored: the signal came too late to change it.
+            return show_stored(state, args, [*made.facts, f"thread {thread}"], thread)
+        say("interrupted")
+        if state is not None:
+            say(f"the run is checkpointed; continue it with: "
+                f"{continue_line(thread, args.checkpoint, state)}")  # fmt: skip
+            for line in password_note(args.checkpoint):
+                say(line)
+        return EXIT_INTERRUPTED
