@@ -31,13 +31,17 @@ def lazy_exports(
     exports: Mapping[str, str],
     public: Sequence[str],
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The ``__getattr__`` and ``__dir__`` of ``package``, given ``{name: module}`` (relative)."""
+    """The ``__getattr__`` and ``__dir__`` of ``package``, given ``{name: module}``: a module
+    of the package (relative, ``"_args"``), or another package by its full name
+    (``"lcel_agent.calling"``), whose door the name is taken through."""
 
     def getattr_(name: str) -> Any:
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f".{module}", package), name)
+        absolute = module.startswith("lcel_agent.")
+        found = importlib.import_module(module if absolute else f".{module}", package)
+        value = getattr(found, name)
         namespace[name] = value  # later look-ups are plain attribute reads
         return value
 

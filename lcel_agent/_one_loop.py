@@ -30,7 +30,7 @@ from langchain_core.runnables.config import (
     patch_config,
 )
 
-from .stages._base import Stage, runs_directly
+from .stages import Stage, runs_directly
 from .state import AgentState
 from .streaming import AnswerTap
 

@@ -41,9 +41,9 @@ from langchain_core.runnables.graph import Graph
 
 from ._one_loop import aquiet_loop, atraced_loop, direct_stages, listened, quiet_loop, traced_loop
 from ._tracing import mask_traces
+from .calling import check_sync_run, run_config
 from .conversation import RunInput, output_for, read_input, seed_window
-from .durable import CHECKPOINT_STAGE, Identity, Journey, Threads, ThreadState
-from .durable._trip import ARunLoop, RunLoop
+from .durable import CHECKPOINT_STAGE, ARunLoop, Identity, Journey, RunLoop, Threads, ThreadState
 from .errors import AgentRunError, ConfigurationError
 from .gathered import gathered
 from .graph import loop_graph
@@ -54,7 +54,6 @@ from .state import AgentResult, AgentState, StepRecord, StopReason
 from .streaming import AnswerTap, aanswer_stream, answer_stream
 from .streaming.modes import ModeView, StreamMode, check_mode, joined
 from .structured import ResponseFormat
-from .tools._runtime import check_sync_run, run_config
 
 __all__ = ["AgentEvent", "AgentLoop", "Limits", "StreamMode", "finish", "gate", "task_of"]
 

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._items import TaskFile
-    from ._limiter import AsyncRateLimitCallback, RateLimitCallback, RateLimiter
+    from ._limiter import AsyncRateLimitCallback, RateLimitCallback, RateLimiter, RateSchedule
+    from ._local import timeout_needed
     from ._runner import arun_batch, run_batch
     from ._summary import BatchSummary
     from .errors import (
@@ -46,9 +47,11 @@ __all__ = [
     "BatchSummary",
     "RateLimitCallback",
     "RateLimiter",
+    "RateSchedule",
     "TaskFile",
     "arun_batch",
     "run_batch",
+    "timeout_needed",
 ]
 
 _LAZY = {
@@ -60,6 +63,8 @@ _LAZY = {
     "AsyncRateLimitCallback": "._limiter",
     "RateLimitCallback": "._limiter",
     "RateLimiter": "._limiter",
+    "RateSchedule": "._limiter",
+    "timeout_needed": "._local",
     "BatchSummary": "._summary",
     "TaskFile": "._items",
     "arun_batch": "._runner",

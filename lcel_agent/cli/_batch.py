@@ -136,8 +136,7 @@ def default_agent(model: str = "gpt-4o-mini", llm_timeout: float = DEFAULT_LLM_T
 def _usage_problem(args: argparse.Namespace, executor: str) -> str | None:
     """What is wrong with the options, in the command's words, before anything runs."""
     # The local executor's own rule for how long a call may wait its turn under --rpm.
-    from ..batch._limiter import RateSchedule
-    from ..batch._local import timeout_needed
+    from ..batch import RateSchedule, timeout_needed
 
     if args.workers is not None and executor == "local" and args.workers != 1:
         return (

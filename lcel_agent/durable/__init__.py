@@ -37,14 +37,16 @@ from ._setup import check_checkpointer, with_checkpoint
 from ._stage import CHECKPOINT_STAGE, SaveDecision
 from ._summary import ThreadSummary, read_thread, summarize_thread
 from ._threads import Journey, Threads
-from ._trip import Trip
+from ._trip import ARunLoop, RunLoop, Trip
 from ._view import ThreadState
 
 __all__ = [
     "CHECKPOINT_STAGE",
+    "ARunLoop",
     "Identity",
     "Journey",
     "Phase",
+    "RunLoop",
     "SaveDecision",
     "ThreadState",
     "ThreadSummary",

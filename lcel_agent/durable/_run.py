@@ -4,7 +4,7 @@
 (:meth:`~DurableRun.save_decision`, called by the ``checkpoint`` stage), one after
 a loop that had nothing to run (:meth:`~DurableRun.save_loop`) and one when the
 run ends; between a
-decision and the loop's end it is the :class:`~lcel_agent.stages._calls.CallJournal`
+decision and the loop's end it is the call journal (``lcel_agent.stages.journal_of``)
 that writes each finished call and each approval decision as it happens, and
 recalls those of a run that was interrupted. A paused run
 (:class:`~lcel_agent.approval.ApprovalPending`) is checkpointed as ``paused`` with
@@ -32,7 +32,7 @@ from .._redact import redact
 from ..conversation import RunInput
 from ..errors import ConfigurationError
 from ..limits import Limits
-from ..stages._calls import with_call_id
+from ..stages import with_call_id
 from ..state import Action, AgentState, Observation, StopReason
 from ._codec import dump
 from ._record import (

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from langchain_core.runnables import RunnableConfig
 
-from ..stages._base import Stage
-from ..stages._calls import journal_of
+from ..stages import Stage, journal_of
 from ..state import AgentState
 from ._run import DurableRun
 

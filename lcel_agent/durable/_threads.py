@@ -15,7 +15,7 @@
   again and nothing else is; anything else is a
   :class:`~lcel_agent.errors.CheckpointError` raised before any model call.
 
-It yields the :class:`~lcel_agent.durable._trip.Trip` the loop's drivers use.
+It yields the :class:`~lcel_agent.durable.Trip` the loop's drivers use.
 Deciding is pure (:meth:`Journey._plan`); ``open`` and ``aopen`` differ only in
 ``await``.
 """

@@ -20,7 +20,7 @@ from ..conversation import RunInput
 from ..errors import ConfigurationError
 from ..limits import Limits, gate
 from ..memory import SlidingWindowMemory
-from ..stages._calls import JOURNAL_KEY
+from ..stages import JOURNAL_KEY
 from ..state import Action, AgentResult, AgentState
 from ._run import DurableRun, approval_request
 

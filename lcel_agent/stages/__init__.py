@@ -7,10 +7,14 @@ Each is a Runnable ``AgentState -> AgentState`` and can be replaced through
         | trim_memory | answer
 
 ``CleanJson``, ``DispatchTools`` and ``TrimMemory`` also work on plain values in
-ordinary chains.
+ordinary chains. For the loop and durable runs the package also gives
+:func:`runs_directly` (a stage the quiet loop may call without tracing), the call journal
+(:data:`JOURNAL_KEY`, :func:`journal_of`: finished calls a resumed run recalls) and
+:func:`with_call_id`.
 """
 
-from ._base import Stage
+from ._base import Stage, runs_directly
+from ._calls import JOURNAL_KEY, journal_of, with_call_id
 from .answer import Answer, WriteAnswer
 from .classify import ClassifyError
 from .clean import CleanJson, KeepReply, extract_json
@@ -33,6 +37,7 @@ STAGE_NAMES: tuple[str, ...] = (
 )
 
 __all__ = [
+    "JOURNAL_KEY",
     "STAGE_NAMES",
     "Answer",
     "AssemblePrompt",
@@ -48,6 +53,9 @@ __all__ = [
     "WriteAnswer",
     "build_system_prompt",
     "extract_json",
+    "journal_of",
     "parse_actions",
+    "runs_directly",
+    "with_call_id",
     "without_client_retries",
 ]

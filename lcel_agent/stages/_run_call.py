@@ -30,14 +30,20 @@ from .._timeout import (
     call_async_with_timeout,
     call_with_timeout,
 )
+from ..calling import (
+    Injected,
+    TransientError,
+    call_schema,
+    is_error_result,
+    read_result,
+    runs_async,
+    runs_sync,
+    schema_line,
+    tool_payload,
+    truncate_output,
+)
 from ..errors import ErrorClass, Policy
 from ..state import Observation
-from ..tools._fit import call_schema, schema_line
-from ..tools._injected import Injected
-from ..tools._native import runs_async, runs_sync
-from ..tools._output import TransientError, is_error_result, truncate_output
-from ..tools._results import read_result
-from ..tools._runtime import tool_payload
 from ._calls import Budget, Call, Outcome, refused
 
 __all__ = ["CallRunner", "is_idempotent", "tool_timeout"]

@@ -16,7 +16,7 @@ Before anything runs, an ``approve`` callable (sync or async) is asked about
 each call, in order: ``True`` runs it; ``False`` or a string refuses it (the
 string, prefixed ``ERROR:``, is what the model reads), a ``refused`` error.
 Injected arguments (``InjectedToolCallId``, ``InjectedToolArg``) are never
-taken from the model: see :mod:`lcel_agent.tools._injected`. Every dispatched
+taken from the model: see :mod:`lcel_agent.calling`. Every dispatched
 action carries a call id (the model's, or one made here), which the messages
 output and ``InjectedToolCallId`` arguments share.
 
@@ -41,14 +41,22 @@ from langchain_core.tools import BaseTool
 
 from .. import texts
 from .._messages import message_text
+from ..calling import (
+    Fitted,
+    Injected,
+    agent_state,
+    call_schema,
+    check_tool,
+    fit_input,
+    injected_args,
+    model_args,
+    schema_line,
+)
 from ..drift import REFUSED, TIMED_OUT, detect_drift, done_calls
 from ..errors import ErrorClass, Policy
 from ..policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
-from ..tools._args import coerce_single_arg
-from ..tools._fit import Fitted, call_schema, fit_input, schema_line
-from ..tools._injected import Injected, injected_args, model_args
-from ..tools._runtime import agent_state, check_tool
+from ..tools import coerce_single_arg
 from ._base import Stage
 from ._calls import (
     Approve,

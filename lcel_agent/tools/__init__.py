@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING
 from lcel_agent._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from lcel_agent.tools._args import SingleArgInput, SingleArgTool, coerce_single_arg
-    from lcel_agent.tools._output import (
+    from lcel_agent.calling import (
         TransientError,
         is_error_result,
         stringify_output,
         truncate_output,
     )
+    from lcel_agent.tools._args import SingleArgInput, SingleArgTool, coerce_single_arg
     from lcel_agent.tools.baidu import BaiduSearchTool, SearchInput, search_baidu
     from lcel_agent.tools.safe import SafeTool, safe_tool
     from lcel_agent.tools.weather import WeatherInput, WeatherTool, get_weather
@@ -46,16 +46,16 @@ _EXPORTS = {
     "SearchInput": "baidu",
     "SingleArgInput": "_args",
     "SingleArgTool": "_args",
-    "TransientError": "_output",
+    "TransientError": "lcel_agent.calling",
     "WeatherInput": "weather",
     "WeatherTool": "weather",
     "coerce_single_arg": "_args",
     "get_weather": "weather",
-    "is_error_result": "_output",
+    "is_error_result": "lcel_agent.calling",
     "safe_tool": "safe",
     "search_baidu": "baidu",
-    "stringify_output": "_output",
-    "truncate_output": "_output",
+    "stringify_output": "lcel_agent.calling",
+    "truncate_output": "lcel_agent.calling",
 }
 
 __all__ = [

@@ -34,8 +34,8 @@ from tenacity.stop import stop_base
 
 from lcel_agent._logging import install_client_log_redaction
 from lcel_agent._redact import redact
+from lcel_agent.calling import TransientError
 from lcel_agent.tools._args import SingleArgTool
-from lcel_agent.tools._output import TransientError
 
 __all__ = [
     "BROWSER_USER_AGENT",

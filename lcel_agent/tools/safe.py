@@ -39,9 +39,8 @@ from lcel_agent._timeout import (
     call_async_with_timeout,
     call_with_timeout,
 )
+from lcel_agent.calling import runs_async, runs_sync, stringify_output, truncate_output
 from lcel_agent.tools._args import validation_error_text
-from lcel_agent.tools._native import runs_async, runs_sync
-from lcel_agent.tools._output import stringify_output, truncate_output
 
 __all__ = ["SafeTool", "safe_tool"]
 

@@ -172,3 +172,64 @@ def test_no_module_is_over_400_lines():
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400
     }
     assert set(long) - _SPLIT_PENDING == set(), long
+
+
+# --- packages keep their doors (issue 36): no reaching into another room's private modules ---
+
+
+def private_reach(package: Path = PACKAGE) -> list[str]:
+    """Imports of a private module (``_name``) of a package from outside that package.
+
+    What another package needs is imported from that package's ``__init__`` (its door);
+    a package's own modules, and those of packages inside it, may use its private ones.
+    (A lazy-export map names modules as strings: it lives in the package's ``__init__``.)
+    """
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        importer = module_name(path, package)
+        home = importer if path.name == "__init__.py" else importer.rpartition(".")[0]
+        for module, named in import_statements(path, package):
+            for target in [module, *named]:
+                parts = target.split(".")
+                private = next(
+                    (
+                        i
+                        for i, p in enumerate(parts)
+                        if p.startswith("_") and not p.startswith("__")
+                    ),
+                    None,
+                )
+                if private is None:
+                    continue
+                owner = ".".join(parts[:private])
+                if not owner.startswith(package.name):
+                    continue  # another library's private module: not this rule's business
+                if home != owner and not home.startswith(owner + "."):
+                    found.append(f"{importer} -> {target}")
+    return sorted(set(found))
+
+
+def test_packages_keep_their_doors():
+    assert private_reach() == []
+
+
+def test_a_reach_into_another_rooms_private_module_is_found(tmp_path):
+    package = _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/_shared.py": "",  # the top package's own: any room may use it
+            "pkg/tools/__init__.py": "from ._output import is_error\n",
+            "pkg/tools/_output.py": "def is_error(x): return False\n",
+            "pkg/stages/__init__.py": "",
+            "pkg/stages/run.py": (
+                "from .._shared import x\n"
+                "from ..tools import is_error\n"  # through the door: fine
+                "def f():\n    from ..tools._output import is_error\n"  # reaching in
+            ),
+        },
+    )
+    assert private_reach(package) == [
+        "pkg.stages.run -> pkg.tools._output",
+        "pkg.stages.run -> pkg.tools._output.is_error",
+    ]
