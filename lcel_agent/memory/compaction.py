@@ -103,6 +103,9 @@ class Digest:
     """Completion tokens of those calls."""
     header: str = field(default=HEADER, compare=False)
     """The line shown before the text."""
+    fresh: tuple[str, ...] = ()
+    """The facts (by identity) of the newest turn folded, when the compactor keeps them whole
+    (``DigestCompactor(newest_whole=True)``): what the next call may need, in view."""
 
     @property
     def block(self) -> str:
@@ -119,6 +122,7 @@ class Digest:
             "calls": self.calls,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "fresh": list(self.fresh),
         }
 
     @classmethod
@@ -136,6 +140,7 @@ class Digest:
             input_tokens=int(data.get("input_tokens", 0)),
             output_tokens=int(data.get("output_tokens", 0)),
             header=str(data.get("header") or HEADER),
+            fresh=tuple(str(f) for f in data.get("fresh") or ()),
         )
 
 
@@ -215,6 +220,11 @@ class DigestCompactor:
     """The most the digest holds of results: past it, the oldest lines keep only their
     ledger line (the run keeps every result for the answer stage), however much room the
     window has left. None: as much as the window leaves it."""
+    newest_whole: bool = False
+    """The lines of the newest turn folded keep their results whole (past ``line_tokens``
+    and ``max_tokens``) while the window has room for them: a listing, a page of search
+    hits or an id the next call uses is in view when the model writes that call, in a
+    line rather than a turn (a small model shown its results as turns copied them back)."""
 
     def __post_init__(self) -> None:
         if self.keep_turns is not None and self.keep_turns < 0:
@@ -275,13 +285,22 @@ class DigestCompactor:
     def compact(
         self, digest: Digest, turns: Sequence[Turn], budget: int, counter: TokenCounter
     ) -> Digest:
-        entries = list(digest.facts)
-        for turn in turns:
+        # Lines that were the newest turn's are like any other once a newer turn folds.
+        entries = [
+            self._short(e, self.line_tokens, counter) if e.identity in digest.fresh else e
+            for e in digest.facts
+        ]
+        fresh: tuple[str, ...] = () if turns else digest.fresh
+        for index, turn in enumerate(turns):
             facts = turn.facts or (() if turn.failed else fallback_facts(turn))
+            newest = self.newest_whole and index == len(turns) - 1 and bool(facts)
             for fact in facts:
                 entries = [e for e in entries if e.identity != fact.identity]
-                entries.append(self._short(fact, self.line_tokens, counter))
-        return self.fit(self._digest(digest, entries, digest.dropped), budget, counter)
+                entries.append(fact if newest else self._short(fact, self.line_tokens, counter))
+            if newest:
+                fresh = tuple(f.identity for f in facts)
+        folded = replace(self._digest(digest, entries, digest.dropped), fresh=fresh)
+        return self.fit(folded, budget, counter)
 
     def _budget(self, budget: int) -> int:
         return budget if self.max_tokens is None else min(budget, self.max_tokens)
@@ -292,6 +311,24 @@ class DigestCompactor:
         return self.compact(digest, turns, budget, counter)
 
     def fit(self, digest: Digest, budget: int, counter: TokenCounter) -> Digest:
+        fresh = set(digest.fresh) & {e.identity for e in digest.facts}
+        if fresh:
+            # The newest turn's lines stay whole while the window has room for them; the
+            # others fit what is left, within max_tokens. No room: everything shortens.
+            whole = [e for e in digest.facts if e.identity in fresh]
+            cost = counter(self._digest(digest, whole, 0).block)
+            if cost <= budget:
+                rest = replace(
+                    digest, facts=tuple(e for e in digest.facts if e.identity not in fresh)
+                )
+                fitted = self._fit(rest, max(budget - cost, 0), counter)
+                return replace(
+                    self._digest(digest, [*fitted.facts, *whole], fitted.dropped),
+                    fresh=digest.fresh,
+                )
+        return self._fit(replace(digest, fresh=()), budget, counter)
+
+    def _fit(self, digest: Digest, budget: int, counter: TokenCounter) -> Digest:
         budget = self._budget(budget)
         entries, dropped = list(digest.facts), digest.dropped
         fitted = self._digest(digest, entries, dropped)

@@ -67,11 +67,13 @@ DEFAULT_COMPACTOR: Compactor = DigestCompactor()
 
 #: The compactor of an agent's own window (``create_agent(memory=None)``) when its answer
 #: stage keeps every result for the answer: the window then needs what the model acts on.
-#: A turn whose results fit their lines whole folds into them at once; the newest turn stays
-#: word for word when it does not (a listing, a page of search hits: the next call may need
-#: any line of it); older turns fold, a failed turn stays until it is resolved, and the
-#: lines hold at most 250 tokens of results, older calls keeping their ledger line.
-AGENT_COMPACTOR: Compactor = DigestCompactor(keep_turns=1, eager=True, max_tokens=250)
+#: Every turn folds into its lines at once (a failed turn stays until it is resolved); the
+#: newest turn's lines keep their results whole while the window has room (a listing, a
+#: page of search hits, an id just created: the next call may need any of it), the older
+#: lines hold at most 250 tokens of results, and older calls keep their ledger line. (Kept
+#: as a turn, the newest results were copied back by a 1.5B model instead of answering:
+#: docs/benchmarks.md, "Round 5".)
+AGENT_COMPACTOR: Compactor = DigestCompactor(keep_turns=0, max_tokens=250, newest_whole=True)
 
 #: The same for the tool-calling protocol, but the newest turn always stays a turn: a model
 #: that called a tool expects its result as the tool message after its call (folded into the
