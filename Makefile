@@ -5,7 +5,7 @@ PINNED_VENV ?= .venv-pinned
 PY := $(VENV)/bin/python
 EXTRAS := test,dev,cli,tokenizer,docs,browser,ray
 
-.PHONY: demo test lint typecheck docs pinned-test bench bench-models bench-real bench-real-quick screenshots clean
+.PHONY: demo test lint typecheck docs pinned-test bench bench-models bench-real bench-real-quick check-local-servers screenshots clean
 
 # The first target on a fresh clone spends a minute or two here: say so, or it looks hung.
 $(VENV)/.installed: pyproject.toml
@@ -89,6 +89,10 @@ bench-real-quick: $(LLAMA_VENV)/.installed $(VENV)/.bench-real  ## the article's
 	$(PY) -m benchmarks.real.models --only 1.5b
 	$(PY) -m benchmarks.real.run --models 1.5b --tasks article --frameworks lcel-json,executor \
 	    --n 8 --out benchmarks/results/real-quick $(BENCH_ARGS)
+
+check-local-servers: $(LLAMA_VENV)/.installed $(VENV)/.bench-real  ## issue 37: hostile schema keys and the reply budget against real local servers
+	$(PY) -m benchmarks.real.models --only 1.5b
+	$(PY) -m benchmarks.real.server_checks
 
 clean:
 	rm -rf $(VENV) $(PINNED_VENV) site .pytest_cache .mypy_cache .ruff_cache
