@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from lcel_agent._messages import has_media
 from lcel_agent.errors import ConfigurationError
 
 from .compaction import ANSWER_CALL, Compactor, Digest, Fact, Turn
@@ -236,9 +237,14 @@ class WindowRules:
         if compactor is not None:
             # The earlier exchanges of a session stay word for word while there is room,
             # and so does a failure until it is resolved: the model needs to see it whole.
-            # So does an answer: it is what the session's next question speaks to.
+            # So does an answer: it is what the session's next question speaks to. And so
+            # does a turn that holds an image a tool returned: no line can carry it.
             current = itertools.islice(self._turns, self._history, None)
-            candidates = [turn for turn in current if not turn.failed and not _answers(turn)]
+            candidates = [
+                turn for turn in current
+                if not turn.failed and not _answers(turn)
+                and not any(has_media(m) for m in turn.messages)
+            ]  # fmt: skip
             keep = len(candidates) if compactor.keep_turns is None else compactor.keep_turns
             extra = len(candidates) - keep
             for turn in candidates:

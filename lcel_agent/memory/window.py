@@ -273,7 +273,8 @@ class SlidingWindowMemory(WindowRules):
         else:
             message = ToolMessage(content=content, tool_call_id=tool_call_id)
         self._join(message)
-        self._trim()
+        if not self._placing:
+            self._trim()
 
     def add_turn(
         self,
@@ -289,7 +290,8 @@ class SlidingWindowMemory(WindowRules):
         a later turn is added without ``failed``.
         """
         self._push_turn(messages, facts, failed)
-        self._trim()
+        if not self._placing:
+            self._trim()
 
     async def aadd_turn(
         self,
