@@ -321,11 +321,17 @@ class DigestCompactor:
                 rest = replace(
                     digest, facts=tuple(e for e in digest.facts if e.identity not in fresh)
                 )
-                fitted = self._fit(rest, max(budget - cost, 0), counter)
-                return replace(
-                    self._digest(digest, [*fitted.facts, *whole], fitted.dropped),
-                    fresh=digest.fresh,
-                )
+                # The newest lines count toward max_tokens first: the older ones get what
+                # they leave of it (the digest costs no more a call than without them).
+                left = max(self._budget(budget) - cost, 0)
+                fitted = self._fit(rest, left, counter)
+                # Ledger lines never go: when with them the newest lines no longer fit the
+                # window's room, the newest lines are shortened like the others.
+                if counter(fitted.block) + cost <= budget:
+                    return replace(
+                        self._digest(digest, [*fitted.facts, *whole], fitted.dropped),
+                        fresh=digest.fresh,
+                    )
         return self._fit(replace(digest, fresh=()), budget, counter)
 
     def _fit(self, digest: Digest, budget: int, counter: TokenCounter) -> Digest:
