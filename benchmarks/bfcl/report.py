@@ -2,6 +2,7 @@
 
     python -m benchmarks.bfcl.report benchmarks/results/bfcl/run/results.jsonl
     python -m benchmarks.bfcl.report RESULTS --errors 5      # BFCL's top error types, an example each
+    python -m benchmarks.bfcl.report RESULTS --show multi_turn_base_4 --framework lcel-json
 
 Each category is compared on the entries every framework in the file ran (the same
 entries side by side); ``--all`` takes every entry each framework ran instead. Figures
@@ -116,14 +117,56 @@ def errors(records: list[Record], top: int = 5) -> str:
     return "\n".join(lines)
 
 
+def transcript(record: Record) -> str:
+    """One entry's run, turn by turn: what the user asked, what the model wrote, what ran,
+    and the ground truth beside it; then BFCL's verdict."""
+    from benchmarks.bfcl.entries import ground_truth, select
+    from benchmarks.bfcl.entries import number as id_number
+
+    (entry,) = select(record["category"], parity="all", ids=[id_number(record["id"])])
+    truth = ground_truth(record["category"]).get(record["id"])
+    lines = [f"{record['id']} · {record.get('label') or record['framework']} · {record['server']}"]
+    model = iter(record.get("model", []))
+    for index, turn in enumerate(record["turns"]):
+        asked = (
+            " ".join(m["content"] for m in entry["question"][index]) or "(held-out functions added)"
+        )
+        lines.append(f"\n## turn {index + 1}: {asked}")
+        if isinstance(truth, list) and index < len(truth) and isinstance(truth[index], list):
+            lines.append(f"   ground truth: {'; '.join(map(str, truth[index])) or '(no call)'}")
+        for _ in range(turn["model_calls"]):
+            call = next(model, None)
+            if call is None:
+                break
+            said = call.get("error") or call.get("reply") or ""
+            native = f" tool_calls={call['tool_calls']}" if call.get("tool_calls") else ""
+            lines.append(f"   model {call['index']} ({call.get('elapsed_s')} s): {said!r}{native}")
+        for made in record["executed"][index] if index < len(record["executed"]) else []:
+            lines.append(f"   ran (step {made['step']}): {made['call']} -> {made['result'][:200]}")
+        lines.append(
+            f"   stop: {turn['stop']}{' — ' + turn['detail'] if turn.get('detail') else ''}"
+        )
+    lines.append(
+        f"\nBFCL: {'valid' if record['valid'] else record['error_type']} {record.get('error') or ''}"
+    )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("results", type=Path)
     parser.add_argument("--all", action="store_true", help="every entry each framework ran")
     parser.add_argument("--errors", type=int, default=0, help="the N most common error types")
     parser.add_argument("--json", action="store_true", help="the records' summary as JSON")
+    parser.add_argument("--show", default=None, help="an entry id: its run, turn by turn")
+    parser.add_argument("--framework", default=None, help="with --show: whose run")
     args = parser.parse_args(argv)
     records = load(args.results)
+    if args.show:
+        for record in records:
+            if record["id"] == args.show and args.framework in (None, record["framework"]):
+                print(transcript(record), end="\n\n")
+        return 0
     if args.json:
         summary = {
             f"{f}@{s}": {c: len(rs) for c, rs in by.items()}
