@@ -198,10 +198,21 @@ def render_history(messages: Sequence[BaseMessage]) -> str:
             lines.append(f"Observation: {_text(message)}")
         elif isinstance(message, AIMessage) and message.tool_calls:
             for call in message.tool_calls:
-                lines.append(f"Action: {call['name']}\nAction Input: {json.dumps(call['args'])}")
+                lines.append(f"Action: {call['name']}\nAction Input: {_action_input(call['args'])}")
         elif isinstance(message, AIMessage):
             lines.append(f"AI: {_text(message)}")
     return "\n".join(lines) or "(none)"
+
+
+#: LangChain's key for a tool input that was one string rather than an object.
+_SINGLE = "__arg1"
+
+
+def _action_input(args: dict[str, Any]) -> str:
+    """A call's arguments as ReAct's Action Input: the string itself, or the JSON object."""
+    if set(args) == {_SINGLE}:
+        return str(args[_SINGLE])
+    return json.dumps(args, ensure_ascii=False)
 
 
 def react_arguments(tool: BaseTool, text: str) -> dict[str, Any] | str:
@@ -241,11 +252,23 @@ def react_tools(tools: Sequence[BaseTool]) -> list[BaseTool]:
     return [wrap(t) for t in tools]
 
 
-def _react_messages(steps: list[tuple[Any, Any]], output: str | None) -> list[BaseMessage]:
+def _react_messages(
+    steps: list[tuple[Any, Any]], output: str | None, tools: Sequence[BaseTool]
+) -> list[BaseMessage]:
+    """The turn as messages: each action as a tool call with the arguments it ran with (an
+    Action Input that could not be read stays the string it was), its observation, the answer."""
+    by_name = {t.name: t for t in tools}
     out: list[BaseMessage] = []
     for i, (action, observation) in enumerate(steps):
+        if action.tool == "_Exception":  # a reply the parser could not read: no call was made
+            continue
         tool_input = action.tool_input
-        args = tool_input if isinstance(tool_input, dict) else {"__arg1": str(tool_input)}
+        read = (
+            react_arguments(by_name[action.tool], str(tool_input))
+            if action.tool in by_name
+            else None
+        )
+        args = read if isinstance(read, dict) else {_SINGLE: str(tool_input)}
         call_id = f"react-{i}"
         out.append(
             AIMessage(
@@ -286,7 +309,8 @@ def classic_executor(
         return TurnOutcome(list(user), type(exc).__name__, str(exc)[:500])
     output = str(out["output"])
     stopped = output.startswith("Agent stopped due to")
-    messages = _react_messages(out.get("intermediate_steps") or [], None if stopped else output)
+    steps = out.get("intermediate_steps") or []
+    messages = _react_messages(steps, None if stopped else output, tools)
     return TurnOutcome([*user, *messages], "max_iterations" if stopped else "final")
 
 

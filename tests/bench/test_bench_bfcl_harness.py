@@ -171,3 +171,15 @@ def test_react_action_input_is_read_as_a_json_object_of_arguments():
     assert react_arguments(tools["pwd"], "") == {}
     refused = react_arguments(tools["mv"], "a b")
     assert isinstance(refused, str) and "source, destination" in refused
+
+
+def test_react_sees_earlier_turns_as_it_wrote_them():
+    from bfcl_support import ground_truth_model
+
+    (entry,) = select("multi_turn_base", parity="all", ids=[0])
+    truth = ground_truth("multi_turn_base")[entry["id"]]
+    llm = ground_truth_model(entry, truth, "react")
+    assert run_entry(entry, truth, ROWS["executor"].turn, llm).record["valid"]
+    last_prompt = str(llm.calls[-1][-1].content)
+    assert 'Action: mkdir\nAction Input: {"dir_name": "temp"}\nObservation: None' in last_prompt
+    assert "__arg1" not in last_prompt
