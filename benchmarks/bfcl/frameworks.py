@@ -290,7 +290,10 @@ def classic_executor(
     Not streamed (``stream_runnable=False``: the executor's own switch, changing only the
     transport), so the server reports usage on every call.
     """
-    from langchain_classic.agents import AgentExecutor, create_react_agent
+    try:
+        from langchain_classic.agents import AgentExecutor, create_react_agent
+    except ImportError:  # the article's stack (langchain 0.3) keeps it in langchain itself
+        from langchain.agents import AgentExecutor, create_react_agent
     from langchain_core.prompts import PromptTemplate
     from langchain_core.tools.render import render_text_description_and_args
 

@@ -53,9 +53,9 @@ def test_miss_funcs_held_out_functions_join_at_their_turn():
 
 def test_more_than_twenty_steps_with_calls_in_a_turn_force_quits_the_entry():
     (entry,) = select("multi_turn_base", parity="all", ids=[1])
-    llm = FunctionChatModel(lambda messages, tools: _native(("pwd", {})))
+    llm = FunctionChatModel(lambda messages, tools: "Thought: look.\nAction: pwd\nAction Input: {}")
     truth = ground_truth("multi_turn_base")[entry["id"]]
-    record = run_entry(entry, truth, ROWS["lc-agent"].turn, llm).record
+    record = run_entry(entry, truth, ROWS["executor"].turn, llm).record
     assert not record["valid"]
     assert record["error_type"] == "multi_turn:force_terminated"
     assert len(record["turns"]) == 1  # the later turns never ran
@@ -119,7 +119,7 @@ def test_single_turn_the_calls_of_the_run_are_what_the_ast_checker_scores():
             else _native(("calculate_triangle_area", {"base": 10, "height": 5}))
         )
     )
-    assert run_entry(entry, truth, ROWS["lc-agent"].turn, right).record["valid"]
+    assert run_entry(entry, truth, ROWS["lg-react"].turn, right).record["valid"]
     wrong = FunctionChatModel(
         lambda m, t: (
             AIMessage(content="Done.")
@@ -127,10 +127,10 @@ def test_single_turn_the_calls_of_the_run_are_what_the_ast_checker_scores():
             else _native(("calculate_triangle_area", {"base": 5, "height": 10}))
         )
     )
-    record = run_entry(entry, truth, ROWS["lc-agent"].turn, wrong).record
+    record = run_entry(entry, truth, ROWS["lg-react"].turn, wrong).record
     assert (record["valid"], record["error_type"]) == (False, "value_error:others")
     silent = FunctionChatModel(lambda m, t: AIMessage(content="The area is 25."))
-    record = run_entry(entry, truth, ROWS["lc-agent"].turn, silent).record
+    record = run_entry(entry, truth, ROWS["lg-react"].turn, silent).record
     assert (record["valid"], record["error_type"]) == (False, "ast_decoder:decoder_failed")
 
 
