@@ -331,13 +331,18 @@ class Row:
     """Reads only native tool calls (``AIMessage.tool_calls``)."""
 
 
+#: Every row runs on upstream llama-server by default. The native-tool rows need its parser;
+#: lcel_agent's JSON protocol cannot run on llama-cpp-python 0.3.36 at its defaults (its
+#: answer stage's schema-held request, whose keys quote the calls, makes that server fail
+#: to parse the grammar and die: docs/benchmarks.md, "BFCL v4"); ReAct is plain text and
+#: runs the same on either, so it shares the server with the rest.
 ROWS: dict[str, Row] = {
     r.key: r
     for r in (
-        Row("lcel-json", "lcel_agent (json)", lcel("json"), "llama-cpp-python"),
+        Row("lcel-json", "lcel_agent (json)", lcel("json"), "llama-server"),
         Row("lcel-tools", "lcel_agent (tool_calling)", lcel("tool_calling"), "llama-server",
             native=True),
-        Row("executor", "AgentExecutor (ReAct)", classic_executor, "llama-cpp-python"),
+        Row("executor", "AgentExecutor (ReAct)", classic_executor, "llama-server"),
         Row("lc-agent", "langchain 1.x create_agent", langchain_v1, "llama-server", native=True),
         Row("lg-react", "LangGraph create_react_agent", langgraph_prebuilt, "llama-server",
             native=True),

@@ -25,15 +25,12 @@ def test_records_survive_a_reopen_and_a_torn_last_line_is_skipped(tmp_path):
     store.append(_record("lcel-json", "multi_turn_base_0"))
     store.append(_record("executor", "multi_turn_base_0"))
     with path.open("a", encoding="utf-8") as f:  # a kill in the middle of a write
-        f.write('{"framework": "lcel-json", "server": "llama-cpp-python", "id": "multi_tu')
+        f.write('{"framework": "lcel-json", "server": "llama-server", "id": "multi_tu')
     reopened = ResultsFile(path)
     assert len(reopened) == 2
-    assert reopened.has(
-        key("lcel-json", "llama-cpp-python", "multi_turn_base", "multi_turn_base_0")
-    )
-    assert not reopened.has(
-        key("lcel-json", "llama-cpp-python", "multi_turn_base", "multi_turn_base_2")
-    )
+    server = ROWS["lcel-json"].server
+    assert reopened.has(key("lcel-json", server, "multi_turn_base", "multi_turn_base_0"))
+    assert not reopened.has(key("lcel-json", server, "multi_turn_base", "multi_turn_base_2"))
     # The next record starts on a line of its own: the torn one does not swallow it.
     reopened.append(_record("lcel-json", "multi_turn_base_2"))
     assert [r["id"] for r in ResultsFile(path).records()] == [
@@ -63,7 +60,7 @@ def test_a_resumed_run_plans_only_what_the_file_does_not_have(tmp_path):
 
 
 def test_the_plan_takes_even_ids_and_groups_runs_by_server():
-    rows = parse_rows("lcel-json,lc-agent,lc-agent@llama-cpp-python")
+    rows = parse_rows("lcel-json@llama-cpp-python,lc-agent,lc-agent@llama-cpp-python")
     planned = list(plan(rows, ["multi_turn_base", "simple"], _args(n=2, n_multi=1)))
     assert [s for s, *_ in planned] == sorted(
         (s for s, *_ in planned), key=["llama-cpp-python", "llama-server"].index
