@@ -140,8 +140,7 @@ bench-bfcl: $(BFCL_DEPS)  ## BFCL v4: 30 even-id entries of 7 categories, every 
 
 bench-bfcl-quick: $(BFCL_DEPS)  ## BFCL v4, a few entries of each category (under 20 minutes on 2 cores)
 	$(PY) -m benchmarks.real.models --only 1.5b
-	$(PY) -m benchmarks.bfcl.run --n 1 --n-multi 1 $(BFCL_SERVERS) \
-	    --out benchmarks/results/bfcl/quick $(BFCL_ARGS)
+	$(PY) -m benchmarks.bfcl.run --quick $(BFCL_SERVERS) --out benchmarks/results/bfcl/quick $(BFCL_ARGS)
 
 clean:
 	rm -rf $(VENV) $(PINNED_VENV) site .pytest_cache .mypy_cache .ruff_cache

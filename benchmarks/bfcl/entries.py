@@ -43,6 +43,14 @@ DEFAULT_CATEGORIES = (
     "simple", "multiple", "parallel", "parallel_multiple", "irrelevance",
 )  # fmt: skip
 
+#: ``make bench-bfcl-quick``: one even entry per category; the multi-turn ones are the
+#: shortest even entries (multi_turn_base_50: one turn, two calls; miss_param_50: two turns).
+QUICK_IDS: dict[str, list[int]] = {
+    "multi_turn_base": [50], "multi_turn_miss_param": [50], "multi_turn_miss_func": [50],
+    "multi_turn_long_context": [50], "simple": [0], "multiple": [0], "parallel": [0],
+    "parallel_multiple": [0], "irrelevance": [0],
+}  # fmt: skip
+
 Parity = Literal["even", "odd", "all"]
 
 

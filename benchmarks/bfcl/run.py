@@ -1,7 +1,7 @@
 """Run BFCL v4 through every framework on one local model, side by side; resumable.
 
     python -m benchmarks.bfcl.run --n 30                    # make bench-bfcl
-    python -m benchmarks.bfcl.run --n 2 --n-multi 1         # make bench-bfcl-quick
+    python -m benchmarks.bfcl.run --quick                   # make bench-bfcl-quick
     python -m benchmarks.bfcl.run --categories multi_turn_base --frameworks lcel-json,executor \\
         --ids 0,2,4 --out benchmarks/results/bfcl/dev
     python -m benchmarks.bfcl.run --frameworks lc-agent@llama-cpp-python   # a row on the other server
@@ -34,6 +34,7 @@ from benchmarks.bfcl import report
 from benchmarks.bfcl.entries import (
     CATEGORIES,
     DEFAULT_CATEGORIES,
+    QUICK_IDS,
     ground_truth,
     is_multi_turn,
     select,
@@ -86,13 +87,14 @@ def plan(
     Entry-major order gives every row about as many entries as the others when a run is
     cut short.
     """
-    ids = [int(i) for i in args.ids.split(",")] if args.ids else None
+    given = [int(i) for i in args.ids.split(",")] if args.ids else None
     for server in SERVERS:
         on_server = [row for row, s in rows if s == server]
         if not on_server:
             continue
         for category in categories:
             n = args.n_multi if is_multi_turn(category) and args.n_multi is not None else args.n
+            ids = QUICK_IDS[category] if args.quick else given
             for entry in select(category, parity=args.parity, ids=ids, n=n):
                 for row in on_server:
                     yield server, category, entry, row
@@ -197,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--ids", default=None, help="comma-separated entry numbers")
     parser.add_argument("--parity", choices=("even", "odd", "all"), default="even")
+    parser.add_argument(
+        "--quick", action="store_true", help="one short even entry per category (entries.QUICK_IDS)"
+    )
     parser.add_argument(
         "--out", type=Path, default=ROOT / "benchmarks" / "results" / "bfcl" / "run"
     )

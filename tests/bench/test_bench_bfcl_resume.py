@@ -16,7 +16,9 @@ def _record(framework: str, entry_id: str, category: str = "multi_turn_base") ->
 
 
 def _args(**given) -> argparse.Namespace:
-    return argparse.Namespace(**{"ids": None, "parity": "even", "n": 3, "n_multi": None, **given})
+    return argparse.Namespace(
+        **{"ids": None, "parity": "even", "n": 3, "n_multi": None, "quick": False, **given}
+    )
 
 
 def test_records_survive_a_reopen_and_a_torn_last_line_is_skipped(tmp_path):
@@ -70,3 +72,13 @@ def test_the_plan_takes_even_ids_and_groups_runs_by_server():
                    ("simple", "simple_python_2")}  # fmt: skip
     on_cpp = {row.key for s, _, _, row in planned if s == "llama-cpp-python"}
     assert on_cpp == {"lcel-json", "lc-agent"}
+
+
+def test_the_quick_plan_is_one_short_even_entry_per_category():
+    from benchmarks.bfcl.entries import DEFAULT_CATEGORIES
+
+    planned = list(plan(parse_rows("lcel-json"), list(DEFAULT_CATEGORIES), _args(quick=True)))
+    ids = [e["id"] for _, _, e, _ in planned]
+    assert ids == ["multi_turn_base_50", "multi_turn_miss_param_50", "simple_python_0",
+                   "multiple_0", "parallel_0", "parallel_multiple_0", "irrelevance_0"]  # fmt: skip
+    assert [len(e["question"]) for _, _, e, _ in planned[:2]] == [1, 2]
