@@ -21,6 +21,7 @@ held-out ones for a final check.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import subprocess
 import sys
@@ -62,6 +63,12 @@ def versions() -> dict[str, str]:
         check=False,
     )  # fmt: skip
     found["lcel-agent commit"] = done.stdout.strip() or "unknown"
+    # The library's own tree: the harness's commits change the commit, never this.
+    tree = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD:lcel_agent"], capture_output=True,
+        text=True, check=False,
+    )  # fmt: skip
+    found["lcel_agent tree"] = tree.stdout.strip() or "unknown"
     return found
 
 
@@ -152,11 +159,14 @@ def run_server(server: str, todo: list[tuple[str, dict[str, Any], Row]], args: a
         for category, entry, row in todo:
             truth = ground_truth(category).get(entry["id"])
             turns = len(entry["question"])
+            load = os.getloadavg()[0]
             run = run_entry(entry, truth, row.turn, llm,
                             on_turn=_progress(server, entry["id"], row, turns))  # fmt: skip
             died = not live.alive()
             record = {"framework": row.key, "label": row.label, "server": server,
-                      "category": category, **run.record, "server_died": died, **meta}  # fmt: skip
+                      "category": category, **run.record, "server_died": died,
+                      "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2),
+                      **meta}  # fmt: skip
             store.append(record)
             if died:
                 # What the framework sent killed the server (llama-cpp-python 0.3.36 dies on
