@@ -29,6 +29,7 @@ harness's callbacks (the :class:`~benchmarks.bfcl.recording.Meter`) down to the 
 
 from __future__ import annotations
 
+import ast
 import json
 import warnings
 from collections.abc import Sequence
@@ -218,14 +219,20 @@ def _action_input(args: dict[str, Any]) -> str:
 def react_arguments(tool: BaseTool, text: str) -> dict[str, Any] | str:
     """ReAct's Action Input as a tool's arguments, or the reason it cannot be one.
 
-    A JSON object is the arguments; for a tool of one argument, or none, anything else is
-    that argument's value (the way single-input ReAct tools have always read it).
+    A JSON object is the arguments, and so is a Python dict literal (``{'base': 10, 'flag':
+    True}``: what a code model writes as often as JSON); for a tool of one argument, or
+    none, anything else is that argument's value (the way single-input ReAct tools have
+    always read it).
     """
     stripped = text.strip().strip("`").strip()
+    value: Any
     try:
         value = json.loads(stripped)
     except ValueError:
-        value = None
+        try:
+            value = ast.literal_eval(stripped)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = None
     if isinstance(value, dict):
         return value
     names = list(tool.args)

@@ -166,6 +166,8 @@ def test_react_action_input_is_read_as_a_json_object_of_arguments():
     assert react_arguments(tools["mv"], '{"source": "a", "destination": "b"}') == {
         "source": "a", "destination": "b"
     }  # fmt: skip
+    # A code model writes Python as often as JSON.
+    assert react_arguments(tools["ls"], "{'a': True}") == {"a": True}
     assert react_arguments(tools["cd"], "document") == {"folder": "document"}
     assert react_arguments(tools["cd"], "'document'") == {"folder": "document"}
     assert react_arguments(tools["pwd"], "") == {}
