@@ -27,7 +27,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,7 @@ from benchmarks.bfcl.harness import EntryRun, run_entry
 from benchmarks.bfcl.servers import MAX_TOKENS, SEED, SERVERS, TEMPERATURE, chat_model, start_server
 from benchmarks.bfcl.store import ResultsFile, key
 from benchmarks.real.models import MODELS, ROOT, models_dir
+from benchmarks.real.run import versions as package_versions
 
 PACKAGES = ("lcel-agent", "langchain-core", "langchain-openai", "openai", "langchain",
             "langchain-classic", "langgraph", "bfcl-eval")  # fmt: skip
@@ -52,12 +52,8 @@ MODEL = "1.5b"
 
 
 def versions() -> dict[str, str]:
-    found = {}
-    for name in PACKAGES:
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:
-            found[name] = "not installed"
+    """The packages' versions, the commit and lcel_agent's own tree."""
+    found = package_versions(PACKAGES)
     done = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
         check=False,

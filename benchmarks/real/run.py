@@ -51,9 +51,10 @@ PACKAGES = ("lcel-agent", "langchain-core", "langchain-openai", "openai", "langc
             "langchain-classic", "langgraph")  # fmt: skip
 
 
-def versions() -> dict[str, str]:
+def versions(packages: tuple[str, ...] = PACKAGES) -> dict[str, str]:
+    """Each package's installed version ("not installed" where it is not)."""
     found = {}
-    for name in PACKAGES:
+    for name in packages:
         try:
             found[name] = version(name)
         except PackageNotFoundError:
