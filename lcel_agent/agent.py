@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal
 
+from langchain_core.messages import SystemMessage
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import SecretStr
@@ -68,6 +69,7 @@ from .stages.answer import Answer
 from .stages.dispatch import Approve
 from .stages.prompt import tool_arguments
 from .structured import ResponseFormat
+from .tokens import count_message, resolve_counter
 
 __all__ = ["create_agent", "run_agent"]
 
@@ -275,20 +277,21 @@ def create_agent(
     }
     built.update(swapped)
     ordered = {name: built[name] for name in STAGE_NAMES}
+    prompt_of = partial(
+        _prompt_or_default,
+        system_prompt,
+        partial(
+            _system_prompt,
+            tools=tool_list,
+            protocol=protocol,
+            parallel=parallel_tool_calls,
+            fmt=fmt,
+        ),
+    )
     return AgentLoop(
         with_checkpoint(ordered) if checkpointer is not None else ordered,
-        system_prompt=partial(
-            _prompt_or_default,
-            system_prompt,
-            partial(
-                _system_prompt,
-                tools=tool_list,
-                protocol=protocol,
-                parallel=parallel_tool_calls,
-                fmt=fmt,
-            ),
-        ),
-        memory=memory if memory is not None else _default_window(options, tool_calling),
+        system_prompt=prompt_of,
+        memory=memory if memory is not None else _default_window(options, tool_calling, prompt_of),
         limits=limits_of_run,
         response_format=fmt,
         raise_on_failure=bool(raise_on_failure),
@@ -299,17 +302,40 @@ def create_agent(
     )
 
 
-def _default_window(options: Answer, tool_calling: bool) -> SlidingWindowMemory:
-    """800 tokens. With an answer stage that keeps every result for the answer, results fold
-    into their lines early (``AGENT_COMPACTOR``: the newest turn stays whole when its lines
-    would cut it, and always under tool calling, ``AGENT_TOOL_COMPACTOR``); with
-    ``answer="model"`` the model answers from its window, so turns stay word for word while
-    there is room (the window's default). The builder chooses the window; no stage reads
-    the answer's options."""
+#: The default window's tokens: the article's 800.
+DEFAULT_WINDOW = 800
+#: What the agent's own system prompt (its rules and, in the JSON protocol, every tool's
+#: description) may take of the default window before the window grows by the rest.
+OWN_PROMPT_SHARE = 200
+
+
+def _default_window(
+    options: Answer, tool_calling: bool, prompt_of: Callable[[str | None], str]
+) -> SlidingWindowMemory:
+    """The default window: 800 tokens, plus what the agent's own system prompt takes beyond
+    200 of them.
+
+    A handful of tools costs the article's task about 150 tokens of system prompt, part of
+    the 800. Forty tools are 2,000 or more: counted inside 800 they would leave the
+    question and the results no room at all, so the prompt's excess over 200 tokens is
+    counted apart (under ``tool_calling`` the tools' schemas travel as the request's
+    ``tools`` and were never in the window). A window given as ``memory=`` is used as it
+    is, its budget and all.
+
+    With an answer stage that keeps every result for the answer, results fold into their
+    lines early (``AGENT_COMPACTOR``: the newest turn stays whole when its lines would cut
+    it, and always under tool calling, ``AGENT_TOOL_COMPACTOR``); with ``answer="model"``
+    the model answers from its window, so turns stay word for word while there is room
+    (the window's default). The builder chooses the window; no stage reads the answer's
+    options.
+    """
+    counter = resolve_counter(None)
+    own = count_message(SystemMessage(prompt_of(None)), counter)
+    budget = DEFAULT_WINDOW + max(0, own - OWN_PROMPT_SHARE)
     if options.mode == "model":
-        return SlidingWindowMemory(max_tokens=800)
+        return SlidingWindowMemory(max_tokens=budget, counter=counter)
     compactor = AGENT_TOOL_COMPACTOR if tool_calling else AGENT_COMPACTOR
-    return SlidingWindowMemory(max_tokens=800, compactor=compactor)
+    return SlidingWindowMemory(max_tokens=budget, counter=counter, compactor=compactor)
 
 
 def _prompt_or_default(

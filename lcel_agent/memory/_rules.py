@@ -86,10 +86,11 @@ class WindowRules:
         """Pin ``message`` as the question; return its cost (the caller adjusts ``_total``)."""
         self._question = message
         self._question_cost = count_message(message, self.counter) if message is not None else 0
-        if (
-            message is not None
-            and (self._system_cost + self._question_cost) * 4 > self.max_tokens * 3
-        ):
+        # Little room: under a quarter of the window, and under 200 tokens (a quarter of the
+        # default 800), so a window grown for many tools' descriptions warns only when
+        # the conversation is left less than a few tools would leave it.
+        room = self.max_tokens - (self._system_cost + self._question_cost)
+        if message is not None and room * 4 < min(self.max_tokens, 800):
             logger.warning(
                 "the system prompt and the question take %d of the window's %d tokens: "
                 "tool results will have little room (raise max_tokens or shorten the question)",

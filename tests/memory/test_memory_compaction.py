@@ -273,6 +273,18 @@ def test_a_question_that_fills_the_window_is_reported(caplog):
     assert "little room" in caplog.text
 
 
+@pytest.mark.parametrize(("question_chars", "warned"), [(3_000, False), (3_600, True)])
+def test_a_large_window_warns_only_when_under_200_tokens_are_left(caplog, question_chars, warned):
+    # A window grown for many tools' descriptions: 2,200 of 2,800 tokens pinned (over 3/4)
+    # leaves 600, room enough; 2,640 pinned leaves 160, and that is little room.
+    memory = SlidingWindowMemory(2_800)
+    with caplog.at_level(logging.WARNING, logger="lcel_agent.memory"):
+        memory.add_user("北京" * (question_chars // 2))
+    assert memory.pinned_tokens * 4 > memory.max_tokens * 3
+    assert (memory.max_tokens - memory.pinned_tokens < 200) is warned
+    assert ("little room" in caplog.text) is warned
+
+
 def test_the_default_window_compacts_and_the_plain_one_does_not():
     assert isinstance(SlidingWindowMemory().compactor, DigestCompactor)
     assert SlidingWindowMemory(compactor=None).compactor is None
