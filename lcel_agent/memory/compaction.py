@@ -178,6 +178,12 @@ class Compactor(Protocol):
 _ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
 
 
+def _kept_every_fact(before: Digest, after: Digest) -> bool:
+    """True when fitting kept every result of ``before`` (shortened, never a ledger line)."""
+    held = sum(1 for e in before.facts if e.result)
+    return after.dropped == before.dropped and sum(1 for e in after.facts if e.result) == held
+
+
 def _first_line(text: str) -> str:
     return text.strip().split("\n", 1)[0]
 
@@ -326,8 +332,12 @@ class DigestCompactor:
                 left = max(self._budget(budget) - cost, 0)
                 fitted = self._fit(rest, left, counter)
                 # Ledger lines never go: when with them the newest lines no longer fit the
-                # window's room, the newest lines are shortened like the others.
-                if counter(fitted.block) + cost <= budget:
+                # window's room, the newest lines are shortened like the others. Nor does
+                # an older fact give way to them: every line is shortened before any fact
+                # is dropped (a model answering from the window needs the older results
+                # too: keeping a search page whole at the cost of eight cities' weather
+                # sent every such answer to the answer stage).
+                if counter(fitted.block) + cost <= budget and _kept_every_fact(rest, fitted):
                     return replace(
                         self._digest(digest, [*fitted.facts, *whole], fitted.dropped),
                         fresh=digest.fresh,

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from lcel_agent.memory import (
+    AGENT_COMPACTOR,
     HEADER,
     Digest,
     DigestCompactor,
@@ -511,3 +512,32 @@ def test_a_session_alternates_whatever_it_went_through(steps, max_tokens, compac
         assert alternates(memory.messages), [m.type for m in memory.messages]
         assert memory.token_count == recount(memory)
         assert memory.token_count <= max_tokens or memory.turns == 0
+
+
+def test_the_newest_result_never_pushes_an_older_fact_out_of_the_digest():
+    # Eight weather lines, then a search page of ~230 tokens, under the agent's 250-token
+    # digest: the page stays whole only if every older line can keep its result beside it.
+    # It cannot, so the page is shortened like the rest (its first hit kept) and every
+    # city's weather stays in view: a model answering from the window needs them all.
+    memory = SlidingWindowMemory(800, compactor=AGENT_COMPACTOR)
+    memory.add_system("s")
+    memory.add_user("q")
+    cities = ["北京", "上海", "广州", "深圳", "杭州", "南京", "成都", "武汉"]
+    for city in cities:
+        line = f"{city}市天气：晴，温度25℃，湿度40%"
+        memory.add_turn([AIMessage(f"call {city}"), HumanMessage(line)],
+                        facts=[Fact(f"get_weather({city})", line, subject=city)])  # fmt: skip
+    encoded = (
+        "%E5%8F%B0%E9%A3%8E%E6%9C%80%E6%96%B0%E8%B7%AF%E5%BE%84%E5%8F%B0%E9%A3%8E"  # Baidu-like
+    )
+    hits = [{"title": f"台风最新路径 第{i}条", "link": f"http://www.baidu.com/link?url={encoded}{i}"}
+            for i in range(3)]  # fmt: skip
+    page = json.dumps(hits, ensure_ascii=False)
+    assert 200 < estimate_tokens(page) < 250  # it would fit the digest's 250 tokens alone
+    memory.add_turn([AIMessage("call search"), HumanMessage(page)],
+                    facts=[Fact("search_baidu(台风最新路径)", page, subject="台风最新路径")])  # fmt: skip
+    memory.add_turn([AIMessage("call final"), HumanMessage("ok")], failed=True)
+    shown = memory.digest.text
+    assert all(f"{city}市天气：晴，温度25℃" in shown for city in cities)
+    assert "台风最新路径 第0条" in shown  # the page keeps its first hit
+    assert page not in shown  # ...but not all of it
