@@ -3,7 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PINNED_VENV ?= .venv-pinned
 PY := $(VENV)/bin/python
-EXTRAS := test,dev,cli,tokenizer,docs,browser,ray
+# bench-bfcl: tests/bench drives every framework of the BFCL harness (AgentExecutor lives in
+# langchain-classic on today's stack); the pinned venv has it in langchain 0.3 itself.
+EXTRAS := test,dev,cli,tokenizer,docs,browser,ray,bench-bfcl
 
 .PHONY: demo test lint typecheck docs pinned-test bench bench-models bench-real bench-real-quick check-local-servers bench-bfcl bench-bfcl-quick llama-server screenshots clean
 
