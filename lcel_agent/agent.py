@@ -323,8 +323,9 @@ def _default_window(
     is, its budget and all.
 
     With an answer stage that keeps every result for the answer, results fold into their
-    lines early (``AGENT_COMPACTOR``: the newest turn stays whole when its lines would cut
-    it, and always under tool calling, ``AGENT_TOOL_COMPACTOR``); with ``answer="model"``
+    lines at once (``AGENT_COMPACTOR``: the newest lines keep their results whole while
+    every older line keeps its own; under tool calling ``AGENT_TOOL_COMPACTOR`` keeps the
+    newest turn whole); with ``answer="model"``
     the model answers from its window, so turns stay word for word while there is room
     (the window's default). The builder chooses the window; no stage reads the answer's
     options.

@@ -68,9 +68,10 @@ DEFAULT_COMPACTOR: Compactor = DigestCompactor()
 #: The compactor of an agent's own window (``create_agent(memory=None)``) when its answer
 #: stage keeps every result for the answer: the window then needs what the model acts on.
 #: Every turn folds into its lines at once (a failed turn stays until it is resolved); the
-#: newest turn's lines keep their results whole while the window has room (a listing, a
-#: page of search hits, an id just created: the next call may need any of it), the older
-#: lines hold at most 250 tokens of results, and older calls keep their ledger line. (Kept
+#: newest turn's lines keep their results whole while the window has room and every older
+#: line keeps its result beside them (a listing, a page of search hits, an id just created:
+#: the next call may need any of it), the lines hold at most 250 tokens of results, the
+#: newest counted first, and older calls keep their ledger line. (Kept
 #: as a turn, the newest results were copied back by a 1.5B model instead of answering:
 #: docs/benchmarks.md, "Round 5".)
 AGENT_COMPACTOR: Compactor = DigestCompactor(keep_turns=0, max_tokens=250, newest_whole=True)
