@@ -27,7 +27,7 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,15 +37,13 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
-from benchmarks.bfcl.servers import UpstreamServer, llama_server_binary
+from benchmarks.bfcl.servers import DEFAULT_VENVS, UpstreamServer, llama_server_binary
 from benchmarks.real.models import MODELS, models_dir
 from benchmarks.real.server import LlamaServer
 from lcel_agent.gathered import Result
 from lcel_agent.stages import without_client_retries
 from lcel_agent.stages.answer._request import Batch, lines_schema
 from lcel_agent.stages.llm_profile import with_schema
-
-ROOT = Path(__file__).resolve().parents[2]
 
 HOSTILE = [
     '{"source": "log.txt", "destination": ',
@@ -104,64 +102,58 @@ def check_budget(name: str, base_url: str, limit: int = 24) -> Check:
     return Check(name, f"reply budget max_tokens={limit}", ok, f"{used} tokens, finish {reason!r}")
 
 
-@contextmanager
-def llama_cpp_python(model: Path, log: Path) -> Iterator[tuple[str, Callable[[], bool]]]:
-    python = ROOT / ".venv-llama" / "bin" / "python"
-    with LlamaServer(str(python), model, log) as server:
-        yield server.base_url, server.alive
-
-
-#: Where ``make llama-server`` builds upstream llama.cpp (``--llama-server-venv`` moves it).
-LLAMA_SERVER_VENV = ROOT / ".venv-llama-server"
+#: The schema form lcel_agent's profile tries first on each server: llama-cpp-python
+#: refuses ``json_schema`` (so the profile falls back to ``json_object_schema``); upstream
+#: llama-server takes OpenAI's ``json_schema`` as it is.
+FORMS = {"llama-cpp-python": "json_object_schema", "llama-server": "json_schema"}
 
 
 @contextmanager
-def llama_server(model: Path, log: Path) -> Iterator[tuple[str, Callable[[], bool]]]:
-    with UpstreamServer(LLAMA_SERVER_VENV, model, log) as server:
+def started(
+    name: str, model: Path, log: Path, venv: Path
+) -> Iterator[tuple[str, Callable[[], bool]]]:
+    """The server ``name`` from ``venv`` (llama-cpp-python with its default flags)."""
+    server = (
+        LlamaServer(str(venv / "bin" / "python"), model, log)
+        if name == "llama-cpp-python"
+        else UpstreamServer(venv, model, log)
+    )
+    with server:
         yield server.base_url, server.alive
 
 
-def run(servers: list[str]) -> list[Check]:
+def run(servers: list[str], venvs: Mapping[str, Path]) -> list[Check]:
     model = models_dir() / MODELS["1.5b"].filename
     checks: list[Check] = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in servers:
-            starter, form = SERVERS[name]
-            with starter(model, Path(tmp) / f"{name}.log") as (base_url, alive):
-                checks += check_schemas(name, base_url, alive, form)
+            with started(name, model, Path(tmp) / f"{name}.log", venvs[name]) as (base_url, alive):
+                checks += check_schemas(name, base_url, alive, FORMS[name])
                 checks.append(check_budget(name, base_url))
     return checks
 
 
-# Each server in the schema form lcel_agent's profile tries first on it: llama-cpp-python
-# refuses ``json_schema`` (so the profile falls back to ``json_object_schema``); upstream
-# llama-server takes OpenAI's ``json_schema`` as it is.
-SERVERS: dict[str, tuple[Callable[..., Any], str]] = {
-    "llama-cpp-python": (llama_cpp_python, "json_object_schema"),
-    "llama-server": (llama_server, "json_schema"),
-}
-
-
-def built() -> list[str]:
+def built(venvs: Mapping[str, Path]) -> list[str]:
     """The servers this machine has: llama-server only where ``make llama-server`` ran."""
     try:
-        llama_server_binary(LLAMA_SERVER_VENV)
+        llama_server_binary(venvs["llama-server"])
     except FileNotFoundError:
         return ["llama-cpp-python"]
-    return list(SERVERS)
+    return list(FORMS)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--servers", default=None, help="comma-separated; default: all built")
-    parser.add_argument("--llama-server-venv", type=Path, default=None)
+    parser.add_argument(
+        "--llama-server-venv", type=Path, default=None, help="default: .venv-llama-server"
+    )
     args = parser.parse_args(argv)
+    venvs = dict(DEFAULT_VENVS)
     if args.llama_server_venv is not None:
-        global LLAMA_SERVER_VENV
-        LLAMA_SERVER_VENV = args.llama_server_venv.resolve()
-    if args.servers is None:
-        args.servers = ",".join(built())
-    checks = run([s for s in args.servers.split(",") if s])
+        venvs["llama-server"] = args.llama_server_venv.resolve()
+    servers = args.servers.split(",") if args.servers is not None else built(venvs)
+    checks = run([s for s in servers if s], venvs)
     for c in checks:
         print(f"{'ok  ' if c.ok else 'FAIL'} {c.server:17} {c.name}: {c.detail}", flush=True)
     return 0 if all(c.ok for c in checks) else 1
