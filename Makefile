@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 # langchain-classic on today's stack); the pinned venv has it in langchain 0.3 itself.
 EXTRAS := test,dev,cli,tokenizer,docs,browser,ray,bench-bfcl
 
-.PHONY: demo test lint typecheck docs pinned-test bench bench-models bench-real bench-real-quick check-local-servers bench-bfcl bench-bfcl-quick llama-server screenshots clean
+.PHONY: demo test lint typecheck docs pinned-test bench bench-models bench-real bench-real-quick check-local-servers bench-bfcl bench-bfcl-quick bench-bfcl-single llama-server screenshots clean
 
 # The first target on a fresh clone spends a minute or two here: say so, or it looks hung.
 $(VENV)/.installed: pyproject.toml
@@ -152,6 +152,26 @@ bench-bfcl-quick: $(BFCL_DEPS)  ## BFCL v4, one short entry of six categories, e
 	$(PY) -m benchmarks.real.models --only 1.5b
 	$(PY) -m benchmarks.bfcl.run --quick --categories $(BFCL_QUICK_CATEGORIES) $(BFCL_SERVERS) \
 	    --out benchmarks/results/bfcl/quick $(BFCL_ARGS)
+
+# The single-turn run (issue 42): 25 even entries of six categories for lcel_agent in both
+# protocols, AgentExecutor and langchain 1.x create_agent, all on llama-server; one part per
+# category (20-40 minutes each on 2 cores), each its own results file, so a part can be run,
+# committed and resumed alone: make bench-bfcl-single PART=parallel. LangGraph's
+# create_react_agent sends create_agent's requests: the part "lg-react" runs it on 5 entries.
+BFCL_SINGLE_PARTS := simple multiple parallel parallel_multiple irrelevance live_simple
+BFCL_SINGLE_FRAMEWORKS := lcel-json,lcel-tools,executor,lc-agent
+BFCL_SINGLE_OUT := benchmarks/results/bfcl/single
+PART ?= $(BFCL_SINGLE_PARTS) lg-react
+
+bench-bfcl-single: $(LLAMA_SERVER_VENV)/.installed $(VENV)/.bench-bfcl  ## BFCL v4 single-turn: 25 even entries x 6 categories, every framework, in parts
+	$(PY) -m benchmarks.real.models --only 1.5b
+	@for part in $(PART); do \
+	    if [ "$$part" = lg-react ]; then args="--categories simple --n 5 --frameworks lg-react,lc-agent"; \
+	    else args="--categories $$part --n 25 --frameworks $(BFCL_SINGLE_FRAMEWORKS)"; fi; \
+	    echo "== part $$part"; \
+	    $(PY) -m benchmarks.bfcl.run $$args --no-html --out $(BFCL_SINGLE_OUT)/$$part $(BFCL_SERVERS) $(BFCL_ARGS) || exit $$?; \
+	done
+	$(PY) -m benchmarks.bfcl.report $(BFCL_SINGLE_OUT)/*/results.jsonl
 
 clean:
 	rm -rf $(VENV) $(PINNED_VENV) site .pytest_cache .mypy_cache .ruff_cache

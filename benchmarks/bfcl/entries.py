@@ -36,6 +36,13 @@ CATEGORIES: dict[str, str] = {
     "parallel": "parallel",
     "parallel_multiple": "parallel_multiple",
     "irrelevance": "irrelevance",
+    # BFCL's live categories: questions users sent, with their own functions.
+    "live_simple": "live_simple",
+    "live_multiple": "live_multiple",
+    "live_parallel": "live_parallel",
+    "live_parallel_multiple": "live_parallel_multiple",
+    "live_irrelevance": "live_irrelevance",
+    "live_relevance": "live_relevance",
 }
 #: What ``make bench-bfcl`` runs (issue 35).
 DEFAULT_CATEGORIES = (
@@ -43,12 +50,17 @@ DEFAULT_CATEGORIES = (
     "simple", "multiple", "parallel", "parallel_multiple", "irrelevance",
 )  # fmt: skip
 
+#: ``make bench-bfcl-single`` (issue 42): the single-turn categories, one part each.
+SINGLE_TURN_CATEGORIES = (
+    "simple", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_simple",
+)  # fmt: skip
+
 #: ``make bench-bfcl-quick``: one even entry per category; the multi-turn ones are the
 #: shortest even entries (multi_turn_base_50: one turn, two calls; miss_param_50: two turns).
 QUICK_IDS: dict[str, list[int]] = {
     "multi_turn_base": [50], "multi_turn_miss_param": [50], "multi_turn_miss_func": [50],
     "multi_turn_long_context": [50], "simple": [0], "multiple": [0], "parallel": [0],
-    "parallel_multiple": [0], "irrelevance": [0],
+    "parallel_multiple": [0], "irrelevance": [0], "live_simple": [0],
 }  # fmt: skip
 
 Parity = Literal["even", "odd", "all"]
@@ -59,8 +71,9 @@ def is_multi_turn(category: str) -> bool:
 
 
 def number(entry_id: str) -> int:
-    """The number at the end of an id: ``multi_turn_base_12`` -> 12."""
-    return int(entry_id.rsplit("_", 1)[1])
+    """The entry's number: ``multi_turn_base_12`` -> 12; a live id counts by its first part
+    (``live_simple_12-3-0`` -> 12)."""
+    return int(entry_id.rsplit("_", 1)[1].split("-", 1)[0])
 
 
 @cache
@@ -83,7 +96,7 @@ def ground_truth(category: str) -> dict[str, Any]:
     """id -> BFCL's ground truth: per turn a list of call strings (multi-turn), else the
     possible answers. Irrelevance has none (the right answer is no call): an empty dict."""
     bfcl_category = CATEGORIES.get(category, category)
-    if bfcl_category == "irrelevance":
+    if bfcl_category.endswith("relevance"):  # irrelevance, live_irrelevance, live_relevance
         return {}
     return {row["id"]: row["ground_truth"] for row in load_ground_truth_entry(bfcl_category)}
 

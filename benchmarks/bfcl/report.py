@@ -1,19 +1,23 @@
 """Tables from a BFCL results file: accuracy and cost per framework and category, and errors.
 
     python -m benchmarks.bfcl.report benchmarks/results/bfcl/run/results.jsonl
+    python -m benchmarks.bfcl.report benchmarks/results/bfcl/single/*/results.jsonl   # parts together
     python -m benchmarks.bfcl.report RESULTS --errors 5      # BFCL's top error types, an example each
     python -m benchmarks.bfcl.report RESULTS --show multi_turn_base_4 --framework lcel-json
 
 Each category is compared on the entries every framework in the file ran (the same
 entries side by side); ``--all`` takes every entry each framework ran instead. Figures
 are per entry: model calls, prompt tokens (as the server counted them) and wall time;
-"stops" counts how the framework's turns ended.
+"stops" counts how the framework's turns ended. Accuracy carries its 95 % interval (Wilson's
+score interval: on 25 entries one entry is 4 points, and the interval says how far apart two
+rows must be before the difference means something).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -23,10 +27,22 @@ from typing import Any
 Record = dict[str, Any]
 
 
-def load(path: Path) -> list[Record]:
+def load(*paths: Path) -> list[Record]:
+    """The records of one or more results files (a run's parts), in order."""
     from benchmarks.bfcl.store import ResultsFile
 
-    return list(ResultsFile(path).records())
+    return [record for path in paths for record in ResultsFile(path).records()]
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a proportion, as fractions (``(0, 0)`` for n = 0)."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = successes / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    low, high = (centre - spread) / (1 + z * z / n), (centre + spread) / (1 + z * z / n)
+    return (max(0.0, low), min(1.0, high))
 
 
 def _rows(records: Iterable[Record]) -> dict[tuple[str, str], dict[str, list[Record]]]:
@@ -82,8 +98,10 @@ def table(records: list[Record], *, same_entries: bool = True) -> str:
             calls = sum(r["model_calls"] for r in chosen) / n
             prompt = sum(r["prompt_tokens"] for r in chosen) / n
             wall = sum(r["wall_s"] for r in chosen) / n
+            low, high = wilson(valid, n)
             lines.append(
                 f"| {_label(chosen)} | {server} | {category} | {valid}/{n} = {100 * valid / n:.1f} % "
+                f"[{100 * low:.0f}–{100 * high:.0f}] "
                 f"| {calls:.1f} | {prompt:,.0f} | {wall:.0f} | {_stops(chosen)} |"
             )
     return "\n".join(lines)
@@ -154,14 +172,14 @@ def transcript(record: Record) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("results", type=Path)
+    parser.add_argument("results", type=Path, nargs="+", help="one or more results files")
     parser.add_argument("--all", action="store_true", help="every entry each framework ran")
     parser.add_argument("--errors", type=int, default=0, help="the N most common error types")
     parser.add_argument("--json", action="store_true", help="the records' summary as JSON")
     parser.add_argument("--show", default=None, help="an entry id: its run, turn by turn")
     parser.add_argument("--framework", default=None, help="with --show: whose run")
     args = parser.parse_args(argv)
-    records = load(args.results)
+    records = load(*args.results)
     if args.show:
         for record in records:
             if record["id"] == args.show and args.framework in (None, record["framework"]):

@@ -11,7 +11,8 @@ turn and compares every backend's state and the results with the ground truth's.
 Single-turn follows ``_evaluate_single_ast_entry`` / ``_evaluate_single_relevance_entry``:
 the calls the agent made during the run are the model's output (``[{name: args}, ...]``),
 checked by ``ast_checker``; no call at all is BFCL's ``ast_decoder:decoder_failed`` (what
-BFCL records for a reply without a call); irrelevance is right exactly when no call was made.
+BFCL records for a reply without a call); irrelevance is right exactly when no call was made,
+relevance (live) exactly when one was.
 """
 
 from __future__ import annotations
@@ -85,6 +86,10 @@ def score_single_turn(
                 "Valid syntax. Successfully decode AST when it should not.",
             )  # fmt: skip
         return Verdict(True)
+    if "relevance" in bfcl_category:  # live_relevance: any call made is right
+        if calls:
+            return Verdict(True)
+        return Verdict(False, "relevance_error:decoder_failed", "No function call was made.")
     if not calls:
         return Verdict(False, "ast_decoder:decoder_failed", "No function call was made.")
     if truth is None:
