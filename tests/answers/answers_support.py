@@ -1,4 +1,12 @@
-"""The runner of the answer suite: one line of ``cases.jsonl`` becomes tools, a model and a run.
+"""The runner of the answer suite: one line of a case file becomes tools, a model and a run.
+
+Two case files, kept apart on purpose:
+
+* ``fitting.jsonl`` (``FITTING``): the cases the answer stage's rules are chosen on;
+* ``heldout.jsonl`` (``HELDOUT``): cases written before a rule change and never used to
+  choose one, in languages the rules were not written for: the honest tally.
+
+Every case has a ``lang`` (ISO 639-1, the language of its question).
 
 A case says what the user asked, the calls the model makes (each turn a list of calls
 run together, each with the result its tool returns) and what the model replies once
@@ -28,11 +36,16 @@ from lcel_agent import AgentResult, create_agent
 from lcel_agent.testing import FunctionChatModel
 from lcel_agent.texts import ANSWER_SYSTEM
 
-CASES = [
-    json.loads(line)
-    for line in (Path(__file__).parent / "cases.jsonl").read_text(encoding="utf-8").splitlines()
-    if line.strip()
-]
+
+
+def load_cases(name: str) -> list[dict[str, Any]]:
+    """The cases of one file beside this one, one JSON object a line."""
+    text = (Path(__file__).parent / name).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+FITTING = load_cases("fitting.jsonl")
+CASES = FITTING  # the fitting set: what ``test_answers.py`` runs
 WRITTEN = "WRITTEN from the results"
 
 
