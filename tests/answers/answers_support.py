@@ -1,4 +1,12 @@
-"""The runner of the answer suite: one line of ``cases.jsonl`` becomes tools, a model and a run.
+"""The runner of the answer suite: one line of a case file becomes tools, a model and a run.
+
+Two case files, kept apart on purpose:
+
+* ``fitting.jsonl`` (``FITTING``): the cases the answer stage's rules are chosen on;
+* ``heldout.jsonl`` (``HELDOUT``): cases written before a rule change and never used to
+  choose one, in languages the rules were not written for: the honest tally.
+
+Every case has a ``lang`` (ISO 639-1, the language of its question).
 
 A case says what the user asked, the calls the model makes (each turn a list of calls
 run together, each with the result its tool returns) and what the model replies once
@@ -12,6 +20,11 @@ The answer stage's own requests (recognised by its system prompt) are answered w
 line starting ``WRITTEN``: a case that expects the answer rewritten checks the stage ran
 and why; one that expects it kept checks the stage made no call and the words are the
 model's own.
+
+A case may also set ``max_loops`` (the run's bound, 12 by default), and ``follow``: a
+call the model makes only once it can *see* a value in what it is sent (``needs``),
+as a model writing a call from a listing would; until then it repeats its last call
+(:class:`SeeingScript`).
 """
 
 from __future__ import annotations
@@ -28,12 +41,21 @@ from lcel_agent import AgentResult, create_agent
 from lcel_agent.testing import FunctionChatModel
 from lcel_agent.texts import ANSWER_SYSTEM
 
-CASES = [
-    json.loads(line)
-    for line in (Path(__file__).parent / "cases.jsonl").read_text(encoding="utf-8").splitlines()
-    if line.strip()
-]
+
+def load_cases(name: str) -> list[dict[str, Any]]:
+    """The cases of one file beside this one, one JSON object a line."""
+    text = (Path(__file__).parent / name).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+FITTING = load_cases("fitting.jsonl")
+HELDOUT = load_cases("heldout.jsonl")
+CASES = FITTING  # the fitting set: what ``test_answers.py`` runs
 WRITTEN = "WRITTEN from the results"
+READ_LANGUAGES = frozenset({"en", "zh", "ja", "ko", "fr", "de", "es", "pt", "it", "ru"})
+"""The ten languages the answer rules were written for (ISO 639-1)."""
+MAX_LOOPS = 12
+"""The runner's bound on model calls, unless a case sets ``max_loops``."""
 
 
 def protocols_of(case: dict[str, Any]) -> list[str]:
@@ -63,19 +85,25 @@ def _arguments(spec: dict[str, str], value: Any) -> dict[str, Any]:
     return {names[0]: value} if names else {}
 
 
+def scripted_calls(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every call a case scripts: its turns' calls, then its ``follow`` call if it has one."""
+    calls = [call for turn in case["calls"] for call in turn]
+    if "follow" in case:
+        calls.append(case["follow"]["call"])
+    return calls
+
+
 def tools_of(case: dict[str, Any], ran: list[tuple[str, dict[str, Any]]]) -> list[BaseTool]:
     """The case's tools, each answering its calls with their scripted results."""
     specs: dict[str, dict[str, str]] = {
         name: dict(tool.get("args", {})) for name, tool in case.get("tools", {}).items()
     }
-    for turn in case["calls"]:
-        for call in turn:
-            specs.setdefault(call["tool"], {"input": "string"})
+    for call in scripted_calls(case):
+        specs.setdefault(call["tool"], {"input": "string"})
     answers: dict[tuple[str, str], str] = {}
-    for turn in case["calls"]:
-        for call in turn:
-            args = _arguments(specs[call["tool"]], call["input"])
-            answers[(call["tool"], _key(args))] = call["result"]
+    for call in scripted_calls(case):
+        args = _arguments(specs[call["tool"]], call["input"])
+        answers[(call["tool"], _key(args))] = call["result"]
 
     def make(name: str, spec: dict[str, str]) -> BaseTool:
         def run(**kwargs: Any) -> str:
@@ -114,8 +142,12 @@ class Script:
         calls = self.case["calls"]
         if turn < len(calls):
             return self._calls(calls[turn])
+        return self._reply(turn - len(calls))
+
+    def _reply(self, index: int) -> str:
+        """The case's reply ``index`` (its last one, once they run out), in the protocol's form."""
         replies = self.case["replies"]
-        reply = replies[min(turn - len(calls), len(replies) - 1)]
+        reply = replies[min(index, len(replies) - 1)]
         if self.protocol == "json-final":
             return json.dumps({"action": "final", "action_input": reply}, ensure_ascii=False)
         return reply  # words: json-words, and the tool-calling protocol's text
@@ -136,14 +168,56 @@ class Script:
         return json.dumps(actions if len(actions) > 1 else actions[0], ensure_ascii=False)
 
 
+def shown(messages: list[BaseMessage]) -> str:
+    """Everything a model call is sent, as one text: what the model can see."""
+    parts = []
+    for message in messages:
+        parts.append(message.content if isinstance(message.content, str) else str(message.content))
+        parts.extend(json.dumps(c, ensure_ascii=False) for c in getattr(message, "tool_calls", []))
+    return "\n".join(parts)
+
+
+@dataclass
+class SeeingScript(Script):
+    """A script whose next move depends on what its prompt shows, as a model's would.
+
+    After the case's turns, it makes the ``follow`` call only when the value that call
+    needs (``follow["needs"]``, an item near the end of a long listing) is in the
+    messages it is sent; until then it repeats its last turn, as a model that was not
+    shown the item would ask again. Once the follow-up has run, it replies.
+    """
+
+    followed: int = 0
+    """The acting call at which it made the follow-up (0: not yet)."""
+    saw: list[bool] = field(default_factory=list)
+    """Per acting call after the case's turns and before the follow-up: was the item shown."""
+
+    def __call__(self, messages: list[BaseMessage], tools: list[dict[str, Any]]) -> str | AIMessage:
+        if ANSWER_SYSTEM in str(messages[0].content):
+            self.asked.append(list(messages))
+            return f"{WRITTEN}: an answer in words."
+        turn, self.acting = self.acting, self.acting + 1
+        calls = self.case["calls"]
+        if turn < len(calls):
+            return self._calls(calls[turn])
+        if not self.followed:
+            follow = self.case["follow"]
+            self.saw.append(follow["needs"] in shown(messages))
+            if self.saw[-1]:
+                self.followed = self.acting
+                return self._calls([follow["call"]])
+            return self._calls(calls[-1])
+        return self._reply(self.acting - self.followed - 1)
+
+
 def play(case: dict[str, Any], protocol: str) -> tuple[AgentResult, Script, list[Any]]:
     """Run one case in one protocol: the result, the script (what the stage was asked), the calls."""
     ran: list[tuple[str, dict[str, Any]]] = []
-    script = Script(case, protocol)
+    script = SeeingScript(case, protocol) if "follow" in case else Script(case, protocol)
     agent = create_agent(
         FunctionChatModel(fn=script),
         tools_of(case, ran),
         protocol="tool_calling" if protocol == "tool_calling" else "json",
-        max_loops=12,
+        max_loops=case.get("max_loops", MAX_LOOPS),
     )
     return agent.invoke(case["question"]), script, ran

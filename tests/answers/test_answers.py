@@ -1,4 +1,4 @@
-"""What answers look like: every line of ``cases.jsonl``, in every protocol it names.
+"""What answers look like: every line of ``fitting.jsonl``, in every protocol it names.
 
 Each case ends one of four ways, and the test checks exactly that:
 
