@@ -72,7 +72,8 @@ def judge(
     if mode == "model" or not results:
         return Verdict(draft, "")
     texts = [r.text for r in results if not r.media]
-    if not asks_verbatim(state.task) and copies(draft, texts):
+    # Only where the question is read and asks for no quote (None: its language is not read).
+    if asks_verbatim(state.task) is False and copies(draft, texts):
         return Verdict(draft, "echo")
     missing = tuple(omitted(draft, results, state.task))
     return Verdict(draft, "omits" if missing else "", missing)

@@ -9,6 +9,12 @@ not an image, not an action in the protocol's own form), and that did not only f
 later call (an id, a listing). And only a
 *report* is: a yes/no question or a choice (:mod:`._question`) is answered in a word.
 
+In any language, a short answer that names exactly one of the things the question asks
+about and carries none of their values is a choice ("الحافلة أرخص.": the bus is
+cheaper), and stands. Where the question's language is not read (:mod:`._language`),
+only rule 1 acts, in its strictest form: an answer that carries a value of one asked
+result and *nothing* of another's, neither its subject nor a value, drops that one.
+
 1. **Dropped**: the answer carries a value of one asked result and none of another's
    (a city's weather left out, the search left out of a summary of weather and search).
 2. **Siblings alike**: results of one tool written from one template (``北京…晴，温度29℃``
@@ -49,6 +55,7 @@ from ._values import (
     has_unspaced,
     is_unspaced,
     numbers_with_units,
+    ordered,
     salient,
     scripts_of,
     segments,
@@ -166,7 +173,7 @@ def _held(results: Sequence[Result], question: str) -> list[_Held]:
             if (salient(v) or (len(v) == 1 and is_unspaced(v))) and v not in asked and v not in call
         )  # fmt: skip
         own = frozenset(v for v in facts if counts[v] == 1)
-        held.append(_Held(i, result, subject, facts, own, [v for _, v in read[i]]))
+        held.append(_Held(i, result, subject, facts, own, ordered(read[i])))
     return held
 
 
@@ -177,13 +184,18 @@ def _clauses(answer: str) -> list[_Clause]:
 
 def omitted(answer: str, results: Sequence[Result], question: str) -> list[int]:
     """The indexes of the ``results`` the answer provably leaves out (see the module doc)."""
-    if shape_of(question) != "report":
+    shape = shape_of(question)
+    if shape == "decision":
         return []
     held = _held(results, question)
     if not held:
         return []
     whole = _Clause(answer, values(answer))
     clauses = _clauses(answer)
+    if _a_choice(whole, clauses, held):
+        return []
+    if shape is None:  # not read: only what values prove, in any language
+        return _dropped(whole, held)
     # A result is carried when the answer holds a value only it has, or, among siblings,
     # its own value of a slot in a clause that names it. A group of siblings is carried
     # when one of them is, or when the answer holds a fact they all share ("都是多云").
@@ -224,6 +236,45 @@ def omitted(answer: str, results: Sequence[Result], question: str) -> list[int]:
             missing.update(_unlike(group, clauses, slots))  # rule 2
             missing.update(_contradicted(group, clauses))  # rule 3
     return sorted(missing)
+
+
+#: The longest answer read as a choice (a word or a short sentence, not a report).
+_CHOICE_CHARS = 160
+
+
+def _a_choice(whole: _Clause, clauses: list[_Clause], held: list[_Held]) -> bool:
+    """A short answer naming exactly one asked subject and carrying no asked value."""
+    if len(whole.text) > _CHOICE_CHARS or len(clauses) > 2:
+        return False
+    if any(_present(v, whole) for h in held for v in h.facts):
+        return False
+    named = [h for h in held if _names(h, whole, held)]
+    return len({h.result.subject for h in named}) == 1
+
+
+def _names(h: _Held, clause: _Clause, held: list[_Held]) -> bool:
+    """Whether ``clause`` names ``h``'s subject by what tells it from the other asked
+    subjects: every piece only it has (``lcel`` does not name ``lcel-tools`` beside
+    ``lcel-agent``: ``tools`` does), else every piece, else the whole input."""
+    whole = h.result.subject.strip().lower()
+    pieces = {v for v in h.subject if v != whole}
+    others = [o.subject for o in held if o.result.subject != h.result.subject]
+    own = {v for v in pieces if not any(v in o for o in others)}
+    if own or pieces:
+        return all(_present(v, clause) for v in own or pieces)
+    return whole in clause.text.lower()
+
+
+def _dropped(whole: _Clause, held: list[_Held]) -> list[int]:
+    """Rule 1, strict: with a value of one asked result carried, the asked results of
+    which the answer holds nothing, neither a value nor their subject."""
+    if not any(_present(v, whole) for h in held for v in h.own):
+        return []
+    return sorted(
+        h.index
+        for h in held
+        if h.facts and not any(_present(v, whole) for v in h.facts) and not _names(h, whole, held)
+    )
 
 
 def _by_tool(held: list[_Held]) -> Iterator[list[_Held]]:
@@ -332,18 +383,15 @@ def _contradicted(group: list[_Held], clauses: list[_Clause]) -> set[int]:
     for k, clauses_alone in alone.items():
         h = group[k]
         units: dict[str, set[str]] = {}
-        for number, unit, _ in numbers_with_units(h.result.text):
-            units.setdefault(unit, set()).add(number)
+        for readings, unit, _ in numbers_with_units(h.result.text):
+            units.setdefault(unit, set()).update(readings)
         if not units:
             continue
         for clause in clauses_alone:
             given = list(numbers_with_units(clause.text))
-            for number, unit, _ in given:
+            for unit in {u for _, u, _ in given}:
                 own = units.get(unit)
-                if (
-                    own
-                    and number not in own
-                    and not any(n in own for n, u, _ in given if u == unit)
-                ):
+                # Contradicted only when no reading of any number given in that unit is its own.
+                if own and not any(n in own for r, u, _ in given if u == unit for n in r):
                     found.add(h.index)
     return found

@@ -201,7 +201,9 @@ class WriteAnswer(Stage):
                 note = f"{state.error.error_class.value}: {state.error.message}; {note}"
             writing.stop_short(state, StopReason.MAX_LOOPS, note)
             return outcome(state, record, verdict.draft, writing, None, results)
-        asking = Asking(state.task, state.persona, shape_of(state.task), asks_verbatim(state.task))
+        # A question the cues do not read is asked for as a report, in its own language.
+        shape, verbatim = shape_of(state.task) or "report", bool(asks_verbatim(state.task))
+        asking = Asking(state.task, state.persona, shape, verbatim)
         fmt = self.response_format
         whole = fmt is not None or asking.shape == "decision"
         queue = (
