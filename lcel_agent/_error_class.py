@@ -24,6 +24,9 @@ class ErrorClass(StrEnum):
     """The action names a tool the agent does not have."""
     BAD_ARGUMENTS = "bad_arguments"
     """The input does not fit the tool's schema and could not be coerced."""
+    PLAN = "plan"
+    """The model answered with a plan, what it would do, after it was told once, with no
+    result in hand: no answer, and no progress."""
     TOOL_FAILURE = "tool_failure"
     """The tool raised, or returned a string starting with ``ERROR:``."""
     TOOL_TIMEOUT = "tool_timeout"

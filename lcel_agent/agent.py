@@ -65,7 +65,7 @@ from .stages import (
     build_system_prompt,
     without_client_retries,
 )
-from .stages.answer import Answer
+from .stages.answer import Answer, AnswerCheck, Evidence, checks_of
 from .stages.dispatch import Approve
 from .stages.prompt import tool_arguments
 from .structured import ResponseFormat
@@ -139,6 +139,7 @@ def create_agent(
     approve: Approve | None = None,
     checkpointer: Any = None,
     answer: Answer | str = "auto",
+    answer_checks: Sequence[AnswerCheck | Callable[[str, Evidence], str | None]] | None = None,
 ) -> AgentLoop:
     """Build an agent. See the README's configuration table for every option.
 
@@ -165,6 +166,12 @@ def create_agent(
       writes it from every result in a fresh, short context; ``"compose"`` always
       writes it; ``"model"`` never does; an :class:`~lcel_agent.stages.answer.Answer`
       sets the details (docs/answer.md).
+    * ``answer_checks``: the checks of a final answer, each a named function of the answer
+      and the run's record (:class:`~lcel_agent.stages.answer.Evidence`) that returns
+      None or a reason; the default is the built-in list,
+      :data:`~lcel_agent.stages.answer.DEFAULT_CHECKS` (``plan``, ``echo``, ``omits``).
+      A reason of your own check sends the answer back once, then the answer stage
+      writes it (docs/answer.md, "Checks").
 
     Raises:
         TypeError: an argument has the wrong type (a completion-only LLM, a
@@ -208,6 +215,7 @@ def create_agent(
     fmt = check_format(response_format, tool_list, protocol)
     approve = check_approve(approve)
     options = Answer.of(answer)
+    checks = checks_of(answer_checks)
     register_secrets(
         [*secrets_in(chat, tool_list, list(fallbacks.values())), *check_secrets(secrets)]
     )
@@ -261,6 +269,9 @@ def create_agent(
             policies=resolved,
             transcript=ToolCallTranscript() if tool_calling else JsonTranscript(),
             return_direct=[t.name for t in tool_list if t.return_direct],
+            checks=checks,
+            tools=names,
+            json_protocol=not tool_calling,
         ),
         "trim_memory": TrimMemory(),
         "answer": WriteAnswer(
@@ -273,6 +284,7 @@ def create_agent(
             max_retry_after=max_retry_after,
             response_format=fmt,
             tools=names,
+            checks=checks,
         ),
     }
     built.update(swapped)

@@ -4,8 +4,8 @@ A run never raises for something the model or a tool did: such failures are
 *classified* into an :class:`ErrorClass`, handled by a :class:`Policy`, and
 reported in the result::
 
-    the reply        format, truncated
-    the tools        unknown_tool, bad_arguments, tool_failure, tool_timeout, tool_limit
+    the reply        format, truncated, plan
+    the tools        unknown_tool, bad_arguments, tool_failure, tool_timeout, tool_limit, refused
     the model API    llm_transient, llm_fatal
     the loop         drift, limit
 

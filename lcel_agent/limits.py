@@ -141,7 +141,9 @@ def finish(state: AgentState) -> AgentResult:
     """Build the run's result from its last state. Pure."""
     stop = state.stop or StopReason.MAX_LOOPS
     error = None if stop is StopReason.FINAL else state.error
-    forced = state.final_only and state.output is not None
+    # An answer on the reserved loop; results delivered for want of one are no answer.
+    delivered = state.answer is not None and state.answer.source == "results"
+    forced = state.final_only and state.output is not None and not delivered
     if forced:
         # The answer came from the loop reserved for it: the run did hit its loop limit.
         stop = StopReason.MAX_LOOPS

@@ -20,6 +20,7 @@ DEFAULT_POLICIES: Mapping[ErrorClass, Policy] = {
     ErrorClass.TRUNCATED: Policy.REPROMPT,  # with a larger max_tokens where it can be bound
     ErrorClass.UNKNOWN_TOOL: Policy.REPROMPT,
     ErrorClass.BAD_ARGUMENTS: Policy.REPROMPT,
+    ErrorClass.PLAN: Policy.REPROMPT,
     ErrorClass.TOOL_FAILURE: Policy.REPROMPT,
     # Timeouts and transient failures (TransientError) of idempotent tools are retried once
     # without asking the model: a tool call is far cheaper than a model call.
@@ -36,6 +37,7 @@ _ALLOWED: Mapping[ErrorClass, frozenset[Policy]] = {
     ErrorClass.TRUNCATED: frozenset({Policy.REPROMPT, Policy.STOP}),
     ErrorClass.UNKNOWN_TOOL: frozenset({Policy.REPROMPT, Policy.STOP}),
     ErrorClass.BAD_ARGUMENTS: frozenset({Policy.REPROMPT, Policy.STOP}),
+    ErrorClass.PLAN: frozenset({Policy.REPROMPT, Policy.STOP}),
     ErrorClass.TOOL_FAILURE: frozenset(Policy),
     ErrorClass.TOOL_TIMEOUT: frozenset(Policy),
     ErrorClass.TOOL_LIMIT: frozenset({Policy.REPROMPT, Policy.STOP}),

@@ -255,7 +255,9 @@ class AnswerRecord:
     """What ended the acting: ``final`` (an answer, in JSON or in words), ``forced`` (the
     reserved last loop), ``empty`` (an empty reply), ``plan`` (a plan, sent back once and
     given again), ``echo`` (the results copied back instead of a call), ``cut`` (a reply
-    cut off at the length limit), ``drift`` (the model only repeated calls it had made)."""
+    cut off at the length limit), ``drift`` (the model only repeated calls it had made),
+    ``stopped`` (the loop stopped the run, at a limit or by the breaker, before the model
+    answered: the results are delivered in plain lines)."""
     results: int
     """Successful tool results the answer was checked against or written from."""
     unused: tuple[str, ...] = ()
@@ -277,7 +279,18 @@ class AnswerRecord:
     """Why the answer stage wrote the answer (empty when the model's own answer stood):
     ``cut``, ``echo``, ``empty``, ``plan``, ``form`` (the reply was protocol JSON, not
     words), ``omits`` (the answer provably left a result out: see ``unused``), ``drift``,
-    or ``compose`` (``answer="compose"``)."""
+    ``compose`` (``answer="compose"``), or the name of an ``answer_checks`` check the
+    answer failed twice."""
+    language: str | None = None
+    """The question's language, where the answer rules that need words read it (``en``,
+    ``zh``, ... : :data:`lcel_agent.stages.answer.READ_LANGUAGES`); None when they do
+    not: those rules stood aside, and the model's words stood unless values proved
+    otherwise."""
+
+    @property
+    def language_read(self) -> bool:
+        """Whether the rules that need words read the question's language."""
+        return self.language is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ __all__ = [
     "ANSWER_SUMMARY",
     "ANSWER_SYSTEM",
     "ANSWER_VERBATIM",
+    "CHECK_NOTICE",
     "DATA_NOT_INSTRUCTIONS",
     "DEFAULT_PERSONA",
     "DRIFT_NUDGE",
@@ -31,6 +32,7 @@ __all__ = [
     "FORMAT_REPROMPT",
     "JSON_ANSWER_ONLY",
     "JSON_CALL",
+    "JSON_CHECK_NOTICE",
     "JSON_FINAL",
     "JSON_FORMAT",
     "JSON_FORMAT_ANSWER",
@@ -113,7 +115,7 @@ PROSE_REPROMPT = (
 )
 
 #: Tool-calling protocol: a reply that says what the model will do, with no call. Sent once;
-#: the next reply without a call is the answer. No fields.
+#: given again, it is no answer (with no result in hand, a failed step). No fields.
 PLAN_NOTICE = (
     "Your last reply said what you will do but called no tool. Call the tool now, or, if "
     "you already have what the question asks for, give your answer."
@@ -124,6 +126,19 @@ JSON_PLAN_NOTICE = (
     "Your last reply said what you will do but made no call. Reply with the JSON of that "
     'call now, or, if you already have what the question asks for, with {"action": "final", '
     '"action_input": "<your answer>"}.'
+)
+
+#: Tool-calling protocol: an answer that failed one of the agent's ``answer_checks``, sent
+#: back once. Fields: reason (the check's own words).
+CHECK_NOTICE = (
+    "Your answer was not accepted: {reason}. Answer again, or call a tool if you need one."
+)
+
+#: The JSON protocol's twin of :data:`CHECK_NOTICE`. Fields: reason.
+JSON_CHECK_NOTICE = (
+    "Your answer was not accepted: {reason}. Reply again with "
+    '{{"action": "final", "action_input": "<your answer>"}}, or with the JSON of a tool call '
+    "if you need one."
 )
 
 #: An action named a tool the agent does not have. Fields: name, tools, hint.

@@ -45,8 +45,8 @@ from ..gathered import gathered
 from ..state import FINAL_ACTION, AgentState, RunError
 from ..texts import FORMAT_REPROMPT, PROSE_REPROMPT
 from ._base import Stage
-from ._plans import judge_words
 from ._repair import read_closed_outer, read_lenient, top_level_values
+from ._words import judge_words
 
 __all__ = [
     "CleanJson",
@@ -176,7 +176,7 @@ class CleanJson(Stage):
                     words = judge_words(stripped, state, self.tools, json_protocol=True)
                     if words.notice is not None:
                         return dataclasses.replace(state, notice=words.notice)
-                    return dataclasses.replace(state, parsed=_final(stripped), plan=words.plan)
+                    return dataclasses.replace(state, parsed=_final(stripped))
             error = RunError(
                 state.loops,
                 self.name or "clean_json",

@@ -11,9 +11,9 @@ Two parsers, one per protocol, each replacing the other under the same stage nam
   a reply without tool calls is the final answer, unless its text is a tool call
   written out (plain JSON, fenced, or in ``<tool_call>`` tags) naming one of the
   agent's tools, as models behind servers that do not parse calls write them. A reply
-  in words that is plainly a plan is sent back once with a notice; the next reply
-  without a call is the answer (the same rule as the JSON protocol's prose:
-  :mod:`._plans`). An empty reply once calls have succeeded ends the acting too (the
+  in words is an answer, judged by the answer checks where every answer is
+  (``classify_error``: a plan is sent back once). An empty reply once calls have
+  succeeded ends the acting too (the
   answer stage writes the answer); before any, it is a ``format`` error.
   A call of a tool named ``final`` is an ``unknown_tool`` error (no tool may
   have that name).
@@ -52,8 +52,8 @@ from ..texts import (
     PROSE_REPROMPT,
 )
 from ._base import Stage
-from ._plans import judge_words
 from ._shapes import ShapeError, read_action
+from ._words import judge_words
 from .clean import extract_json
 
 __all__ = ["ParseAction", "ParseToolCalls", "final_text", "parse_actions", "text_tool_calls"]
@@ -329,5 +329,4 @@ class ParseToolCalls(Stage):
         words = judge_words(answer, state, self.tools, json_protocol=False)
         if words.notice is not None:
             return dataclasses.replace(state, notice=words.notice)
-        state = dataclasses.replace(state, plan=words.plan)
         return _with_actions(state, stage, (Action(FINAL_ACTION, answer),), self.response_format)

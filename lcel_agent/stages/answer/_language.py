@@ -42,7 +42,7 @@ from typing import Any
 
 import regex
 
-__all__ = ["READ_LANGUAGES", "language_of"]
+__all__ = ["READ_LANGUAGES", "could_be_read", "language_of", "main_script"]
 
 #: The languages whose words the answer rules read (ISO 639-1).
 READ_LANGUAGES = ("en", "zh", "ja", "ko", "fr", "de", "es", "pt", "it", "ru")
@@ -84,6 +84,34 @@ def _script(char: str) -> str:
     if name.startswith(("HANGUL", "HALFWIDTH HANGUL")):
         return "hangul"
     return "other"
+
+
+def main_script(text: str) -> str | None:
+    """The script most of ``text``'s letters are in (``latin``, ``cyrillic``, ``han``,
+    ``kana``, ``hangul`` or ``other``), or None for a text without letters."""
+    counts: dict[str, int] = {}
+    for char in text:
+        if char.isalpha():
+            script = _script(char)
+            counts[script] = counts.get(script, 0) + 1
+    return max(counts, key=counts.__getitem__) if counts else None
+
+
+def could_be_read(text: str) -> bool:
+    """Whether ``text`` is written only in letters some read language writes (a text too
+    short for the identifier to place may then be read in the question's language, or
+    in its own script's): no letter of another script or alphabet."""
+    script = main_script(text)
+    if script is None:
+        return False
+    if script in _CJK:
+        return True
+    letters = [c for c in text.lower() if c.isalpha()]
+    if script == "latin":
+        return all(c in _LATIN_OK for c in letters)
+    if script == "cyrillic":
+        return not any(c in _CYRILLIC_NOT_RU or _script(c) != "cyrillic" for c in letters)
+    return False
 
 
 _identifier: Any = None

@@ -8,10 +8,12 @@ A result is a receipt when it is short (at most 200 characters) and holds
   "id": 5521}``, ``{"success": true, "ticket_id": 8812}``): any other field is data
   (``{"status": "open", "assignee": "maria"}``), or
 * a line of a few words whose numbers are all identifiers (``message id 5521``,
-  ``AF7731``, ``#4411``, ``R-204``): ``queued: message id 5521``, ``Ticket #4411
-  closed; requester notified``, ``已发送，邮件编号 5521``, ``réservé : AF7731``. A number
-  that is no identifier (a date, a price, a count, a temperature) is data, and so are
-  more than a sentence's worth of words.
+  ``AF7731``, ``#4411``, ``R-204``, a number after a label that says it is one, in the
+  script it is written in: ``id``, ``№``, ``编号``, ``رقم``, ``numara``, ...): ``queued:
+  message id 5521``, ``Ticket #4411 closed; requester notified``, ``已发送，邮件编号
+  5521``, ``réservé : AF7731``, ``تم الإرسال، رقم 5521``. A number that is no identifier
+  (a date, a price, a count, a temperature) is data, and so are more than a sentence's
+  worth of words.
 
 A result of a few words and no number proves little either way: it is not held against
 an answer (``Sunny`` read as a receipt only lets the model's words stand).
@@ -44,8 +46,13 @@ _WORD = regex.compile(r"\p{L}[\p{L}\p{M}]*")
 # (AF7731, R-204, #4411), or a label before it ("id 5521", "№ 12", "编号 5521"). Scripts
 # written without spaces glue every number to its words (温度39℃): only Latin codes count.
 _NUMBER = regex.compile(r"(?<![A-Za-z0-9#\-/_.])\p{Nd}+(?:[.,]\p{Nd}+)*(?![A-Za-z0-9\-_/])")
-_ID_LABEL = regex.compile(r"(?:\b(?:id|no|nr|ref|code)\.?|#|№|编号|番号|单号|номер)\s*:?\s*$",
-                          regex.IGNORECASE)  # fmt: skip
+# The labels are the word "number" (or "id", "code") as the scripts write it: a label, not a
+# verdict on the result, so a language missing here only makes its receipts count as data.
+_ID_LABEL = regex.compile(
+    r"(?:\b(?:id|no|nr|ref|code|number|num[eé]ro|nummer|numer|numara|nomor|nambari|số|"
+    r"αριθμός|номер|رقم|شماره|מספר|नंबर|संख्या|নম্বর|எண்|หมายเลข)\.?|#|№|编号|番号|单号)\s*:?\s*$",
+    regex.IGNORECASE,
+)
 
 
 def is_receipt(text: str) -> bool:

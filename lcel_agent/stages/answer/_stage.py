@@ -27,7 +27,7 @@ summary. Each request is one model call and counts as a loop: ``max_loops`` stay
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Generator
+from collections.abc import Collection, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,10 +45,12 @@ from ..clean import extract_json
 from ..llm import CONTEXT_OVERFLOW, CallLLM
 from ..llm_profile import SchemaForm, profile_of, refuses_schema, with_output_limit, with_schema
 from ..parse import final_text
+from ._checks import DEFAULT_CHECKS, AnswerCheck
 from ._judge import judge
+from ._language import language_of
 from ._options import Answer
 from ._question import asks_verbatim, shape_of
-from ._reply import named, read_lines, read_text, words_of_reply
+from ._reply import named, plain_lines, read_lines, read_text, words_of_reply
 from ._request import Asking, Batch, batches, key_label, lines_schema, request
 from ._writing import Writing, counted, outcome
 
@@ -56,6 +58,11 @@ __all__ = ["WriteAnswer"]
 
 #: Stops after which nothing more is asked of the model.
 _NO_MORE_CALLS = frozenset({StopReason.LLM_ERROR, StopReason.BUDGET, StopReason.PAUSED})
+#: Stops of the loop itself (a limit, the breaker): a run so stopped with results in hand
+#: delivers them rather than nothing.
+_LOOP_STOPS = frozenset(
+    {StopReason.MAX_LOOPS, StopReason.MAX_ERRORS, StopReason.DRIFT, StopReason.BUDGET}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +83,7 @@ class WriteAnswer(Stage):
         timeout, retries, backoff, max_retry_after: as for ``call_llm``.
         response_format: the agent's, when its answer must fit a schema.
         tools: the agent's tool names (a reply naming one alone is no answer).
+        checks: the answer checks (``answer_checks``); those that write run here.
     """
 
     name = "answer"
@@ -92,9 +100,11 @@ class WriteAnswer(Stage):
         max_retry_after: float = 60.0,
         response_format: ResponseFormat | None = None,
         tools: Collection[str] = (),
+        checks: Sequence[AnswerCheck] = DEFAULT_CHECKS,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
+        self.checks = tuple(checks)
         self.options = options or Answer()
         self.llm = self.options.llm or llm
         self.limits = limits or Limits()
@@ -173,15 +183,16 @@ class WriteAnswer(Stage):
         self, state: AgentState, config: RunnableConfig
     ) -> Generator[_Ask, AgentState, AgentState]:
         if not self._ended(state):
-            return state
+            return _stopped(state)
         results = gathered(state)
-        verdict = judge(state, self.options.mode, results, self.tools)
+        verdict = judge(state, self.options.mode, results, self.tools, self.checks)
         record = AnswerRecord(
             "model",
             state.finished_by or "final",
             len(results),
             tuple(results[i].call for i in verdict.missing),
             repair=verdict.repair,
+            language=language_of(state.task),
         )
         if not verdict.repair:
             if not results and (verdict.draft is None or verdict.draft == state.output):
@@ -339,6 +350,25 @@ class WriteAnswer(Stage):
                 ask = steps.send(await self._caller(ask).arun(ask.state, config))
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
+
+
+def _stopped(state: AgentState) -> AgentState:
+    """A run the loop stopped (a limit, the breaker, drift) while the model was still
+    acting: with successful results in hand, they are its answer, in plain lines
+    (``complete=False``); ``output`` stays None only when nothing succeeded."""
+    if state.stop not in _LOOP_STOPS or state.output is not None or state.answer is not None:
+        return state
+    results = gathered(state)
+    if not results:
+        return state
+    note = (
+        f"the run stopped ({state.stop.value}) before the model answered: its results as they came"
+    )
+    record = AnswerRecord(
+        "results", "stopped", len(results), complete=False, note=note,
+        language=language_of(state.task),
+    )  # fmt: skip
+    return dataclasses.replace(state, output=plain_lines(results), answer=record)
 
 
 def _json_or_text(text: str) -> Any:

@@ -1,8 +1,7 @@
 """Is a reply in words a plan (what the model will do) rather than an answer?
 
-Used by both protocols' parsers where a reply carries no call: a plan may be sent back
-once with a short notice; the next reply without a call is the answer. A reply is
-*plainly* a plan when
+The ``plan`` check of an answer (:mod:`._checks`), in both protocols: a plan is sent back
+once with a short notice; given again, it is no answer. A reply is *plainly* a plan when
 
 * it writes a call out in words (``get_weather(上海)``, or opens with a tool's name:
   ``get_weather: 上海``), or names one of the agent's
@@ -10,7 +9,10 @@ once with a short notice; the next reply without a call is the answer. A reply i
 * one of its sentences says the model will act: a first-person intent ("I'll", "Let
   me", "我先", "je vais", ...) together with a verb of looking something up or calling
   ("check", "search", "call", "查询", "vérifier", ...), in English, Chinese, Japanese,
-  Korean, French, German, Spanish, Portuguese, Italian or Russian.
+  Korean, French, German, Spanish, Portuguese, Italian or Russian: only in a reply in
+  one of those (:mod:`._language`; a reply too short to tell goes by the
+  question's language). In any other language a plan in words is not read as one, and
+  the model's words stand.
 
 Anything else in words is an answer: a short "Done.", a yes, a sentence that quotes
 nothing of the results. Names of tools that are ordinary words (``search``, ``read``)
@@ -21,13 +23,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 
-from ..gathered import gathered
-from ..state import AgentState
-from ..texts import JSON_PLAN_NOTICE, PLAN_NOTICE, PROSE_REPROMPT
+from ._language import could_be_read, language_of, main_script
 
-__all__ = ["Words", "is_plan", "judge_words", "names_tool"]
+__all__ = ["is_plan", "names_tool"]
 
 _INTENT = (
     r"\b(?:i will|i'll|i am going to|i'm going to|let me|let's|i need to|i should|i must|"
@@ -80,13 +79,34 @@ def names_tool(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w]){escaped}\s*\(|[`'\"“‘]{escaped}[`'\"”’]", text) is not None
 
 
-def is_plan(text: str, tools: Collection[str], called: Collection[str] = ()) -> bool:
+#: A reply shorter than this many letters, that the identifier cannot place, is read in
+#: the question's language ("Let me check." is too short for it to tell).
+_SHORT_REPLY = 40
+
+
+def _read(text: str, question: str | None) -> bool:
+    """Whether the intent words can be read in ``text``: it is in a read language, or it is
+    a short reply the identifier cannot place, in the script of a read question or in
+    letters only read languages write ("Let me check Shanghai too." to a question in
+    Chinese; never "Sprawdzę.", whose ``ę`` no read language writes)."""
+    if language_of(text) is not None:
+        return True
+    if sum(c.isalpha() for c in text) >= _SHORT_REPLY:
+        return False
+    same = question is not None and main_script(text) == main_script(question)
+    return (same and language_of(question or "") is not None) or could_be_read(text)
+
+
+def is_plan(
+    text: str, tools: Collection[str], called: Collection[str] = (), *, question: str | None = None
+) -> bool:
     """Whether the words of ``text`` are plainly a plan (see the module docstring).
 
     Args:
         text: the reply's words.
         tools: the agent's tool names.
         called: the tools that have been called successfully in the run.
+        question: the user's question, whose language a reply too short to tell is read in.
     """
     stripped = text.strip()
     if not stripped:
@@ -95,41 +115,9 @@ def is_plan(text: str, tools: Collection[str], called: Collection[str] = ()) -> 
         return True  # a call written out (get_weather(上海), get_weather: 上海), made or not
     if any(names_tool(stripped, name) for name in tools if name not in called):
         return True
-    if not tools:
-        return False  # an agent with no tools has nothing to plan: its words answer
+    if not tools or not _read(stripped, question):
+        return False  # no tools: nothing to plan; words not read: they stand
     return any(
         _INTENT_RE.search(sentence) is not None and _ACT_RE.search(sentence) is not None
         for sentence in _SENTENCES.split(stripped)
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Words:
-    """What a reply in words (no call, no action) does to the run."""
-
-    notice: str | None = None
-    """Send it back once with this notice (not an error: the breaker does not count it)."""
-    plan: bool = False
-    """It answers, and it is a plan: the model stopped acting without an answer (the
-    answer stage writes one from the results, where there are any)."""
-
-
-def judge_words(
-    text: str, state: AgentState, tools: Collection[str], *, json_protocol: bool
-) -> Words:
-    """The one rule for a reply in words, in both protocols.
-
-    A plan is sent back once (``PLAN_NOTICE``); so, in the JSON protocol, are words
-    before any call succeeded (``PROSE_REPROMPT``: they may be an answer in the wrong
-    form, or thinking aloud). One notice between two successful calls: the next reply in
-    words is the answer, whatever it says, and so is one on the loop reserved for it.
-    """
-    called = {r.tool for r in gathered(state)}
-    plan = is_plan(text, tools, called)
-    if state.final_only or state.noticed or not tools:
-        return Words(plan=plan)
-    if plan:
-        return Words(notice=PLAN_NOTICE if not json_protocol else JSON_PLAN_NOTICE)
-    if json_protocol and not called:
-        return Words(notice=PROSE_REPROMPT)
-    return Words()
