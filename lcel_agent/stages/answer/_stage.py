@@ -36,7 +36,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from ..._messages import message_text
 from ..._redact import redact
 from ...errors import ActionParseError, ErrorClass
-from ...gathered import gathered
+from ...gathered import Result, gathered
 from ...limits import Limits, run_limits
 from ...state import AgentState, AnswerRecord, StopReason
 from ...structured import ResponseFormat
@@ -50,6 +50,7 @@ from ._judge import judge
 from ._language import language_of
 from ._options import Answer
 from ._question import asks_verbatim, shape_of
+from ._receipts import is_receipt
 from ._reply import named, plain_lines, read_lines, read_text, words_of_reply
 from ._request import Asking, Batch, batches, key_label, lines_schema, request
 from ._writing import Writing, counted, outcome
@@ -203,6 +204,8 @@ class WriteAnswer(Stage):
             if verdict.draft is None or verdict.draft == state.output:
                 return state  # a run with no results is left as it is
             return dataclasses.replace(state, output=verdict.draft, answer=record)
+        if all(is_receipt(r.text) and not r.media for r in results):
+            return _nothing_to_report(state, record, verdict.draft, results)
         left, why = self._calls_left(state, config)
         writing = Writing()
         if left == 0:
@@ -350,6 +353,20 @@ class WriteAnswer(Stage):
                 ask = steps.send(await self._caller(ask).arun(ask.state, config))
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
+
+
+def _nothing_to_report(
+    state: AgentState, record: AnswerRecord, draft: str | None, results: Sequence[Result]
+) -> AgentState:
+    """Results that hold no data (receipts: "queued", "the call was received", ``[]``) give
+    the stage nothing to write from, and a written report would invent its values: the
+    model's own words stand, else the receipts themselves, and the note says so."""
+    note = "the results hold no data (receipts only): nothing to write from them"
+    if draft is not None:
+        answer = dataclasses.replace(record, repair="", unused=(), note=note)
+        return dataclasses.replace(state, output=draft, answer=answer)
+    answer = dataclasses.replace(record, source="results", repair="", note=note)
+    return dataclasses.replace(state, output=plain_lines(results), answer=answer)
 
 
 def _stopped(state: AgentState) -> AgentState:
