@@ -1,0 +1,480 @@
+"""Results larger than the window: scenarios, a model that acts on what it sees, a measure.
+
+Each :class:`Scenario` is a question, one tool whose result is a long listing (60-300
+lines: TSV, a JSON array, plain lines, a log; ten languages), and the item the next call
+needs: at the head, at the tail, in the middle named by the question's words, or in the
+middle and not named. :class:`Seeing` plays the model: it lists, then makes the follow-up
+call only if the item is in what it is sent, else lists again (until drift stops it).
+
+Run as a script it prints the measure of every design (the one in the library and the
+others the issue lists) on every scenario, protocol and window::
+
+    python tests/memory/oversized_support.py            # the table
+    PYTHONPATH=<a checkout of main> python tests/memory/oversized_support.py --today
+
+Not a test module: ``test_memory_oversized.py`` asserts on the same scenarios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.tools import BaseTool, StructuredTool
+
+from lcel_agent import AgentResult, create_agent
+from lcel_agent.memory import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, SlidingWindowMemory
+from lcel_agent.testing import FunctionChatModel
+from lcel_agent.tokens import count_message, estimate_tokens
+
+PROTOCOLS = ("json", "tool_calling")
+WINDOWS = (None, 500)
+"""``create_agent``'s default window (800 tokens, and what a long prompt adds), and a smaller one."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A question, a listing tool's result, and the item the next call needs from it."""
+
+    id: str
+    lang: str
+    shape: str
+    where: str
+    """``head``, ``tail``, ``named`` (in the middle, named by the question's words), ``middle``."""
+    question: str
+    result: str
+    needs: str
+    follow: str
+    """The tool the next call uses (its one argument is ``needs``)."""
+
+
+def _tsv_de() -> Scenario:
+    first = ["Anna", "Jonas", "Lea", "Lukas", "Mia", "Felix", "Emma", "Paul", "Hanna"]
+    last = ["Müller", "Schäfer", "Weiß", "Köhler", "Groß", "Bäcker", "Hoffmann"]
+    rows = ["kunde\tname\tangelegt\tort"]
+    for i in range(90):
+        name = f"{first[i % 9]} {last[i % 7]}"
+        rows.append(f"D-{3000 + i}\t{name}\t2025-{i // 8 + 1:02d}-{i % 8 * 3 + 1:02d}\tKöln")
+    return Scenario(
+        "tsv-de-tail",
+        "de",
+        "tsv",
+        "tail",
+        "Öffne den zuletzt angelegten Kunden und nenne seinen Kontostand.",
+        "\n".join(rows),
+        "D-3089",
+        "get_customer",
+    )
+
+
+def _json_es() -> Scenario:
+    things = ["Taza", "Plato", "Jarra", "Cuenco", "Vaso", "Bandeja", "Olla", "Sartén"]
+    colours = ["Roja", "Verde", "Blanca", "Negra", "Gris", "Amarilla"]
+    items = [
+        {"id": f"P-{400 + i}", "nombre": f"{things[i % 8]} {colours[i % 6]}", "stock": i % 17}
+        for i in range(120)
+    ]
+    items[71]["nombre"] = "Tetera Azul Cobalto"
+    return Scenario(
+        "json-es-named",
+        "es",
+        "json",
+        "named",
+        "¿Cuánto cuesta la tetera azul cobalto? Abre su ficha.",
+        json.dumps(items, ensure_ascii=False),
+        "P-471",
+        "get_product",
+    )
+
+
+_HI_CITIES = ["मुंबई", "पुणे", "जयपुर", "लखनऊ", "भोपाल", "पटना", "इंदौर", "नागपुर", "कानपुर"]
+
+
+def _lines_hi_head() -> Scenario:
+    files = [
+        f"रिपोर्ट_{_HI_CITIES[i % 9]}_2026-{i // 28 + 1:02d}-{i % 28 + 1:02d}.csv" for i in range(80)
+    ]
+    return Scenario(
+        "lines-hi-head",
+        "hi",
+        "lines",
+        "head",
+        "सबसे पुरानी फ़ाइल खोलो और उसका कुल योग बताओ।",
+        "\n".join(files),
+        files[0],
+        "read_file",
+    )
+
+
+def _lines_hi_named() -> Scenario:
+    files = [f"रिपोर्ट_{_HI_CITIES[i % 9]}_{i:03d}.csv" for i in range(110)]
+    files[63] = "रिपोर्ट_दिल्ली_063.csv"
+    return Scenario(
+        "lines-hi-named",
+        "hi",
+        "lines",
+        "named",
+        "दिल्ली वाली रिपोर्ट खोलो और कुल बताओ।",
+        "\n".join(files),
+        files[63],
+        "read_file",
+    )
+
+
+def _log_en() -> Scenario:
+    jobs = ["mailer", "indexer", "billing-sync", "thumbnailer", "backup"]
+    lines = [
+        f"2026-03-04T{8 + i // 60:02d}:{i % 60:02d}:00Z INFO {jobs[i % 5]}: batch {i} done in {i % 9 + 1}s"
+        for i in range(200)
+    ]
+    lines[131] = "2026-03-04T10:11:00Z ERROR payment-worker: timeout after 30s, trace=7f3a9c"
+    return Scenario(
+        "log-en-named",
+        "en",
+        "log",
+        "named",
+        "Why did the payment job time out? Open its trace.",
+        "\n".join(lines),
+        "7f3a9c",
+        "get_trace",
+    )
+
+
+def _tsv_ru() -> Scenario:
+    names = ["Иванов", "Петрова", "Смирнов", "Кузнецова", "Попов", "Соколова", "Лебедев"]
+    rows = ["заказ\tклиент\tсумма"]
+    for i in range(150):
+        rows.append(f"З-{7000 + i}\t{names[i % 7]}\t{(i * 37) % 900 + 100}")
+    rows[76] = "З-7075\tВасильева\t98 500"
+    return Scenario(
+        "tsv-ru-middle",
+        "ru",
+        "tsv",
+        "middle",
+        "Открой заказ с наибольшей суммой и скажи, кто его оформил.",
+        "\n".join(rows),
+        "З-7075",
+        "get_order",
+    )
+
+
+def _lines_zh() -> Scenario:
+    topics = ["降雨", "高温", "大风", "寒潮", "雾霾", "沙尘", "冰雹", "雷电"]
+    lines = [f"2026年第{i + 1}期{topics[i % 8]}天气简报（编号 W{500 + i}）" for i in range(120)]
+    lines[58] = "2026年第59期台风登陆天气简报（编号 W558）"
+    return Scenario(
+        "lines-zh-named",
+        "zh",
+        "lines",
+        "named",
+        "打开台风登陆那一期简报，告诉我要点。",
+        "\n".join(lines),
+        "W558",
+        "open_report",
+    )
+
+
+def _json_ta() -> Scenario:
+    towns = ["சென்னை", "மதுரை", "கோவை", "சேலம்", "திருச்சி", "வேலூர்"]
+    items = [
+        {
+            "பதிவு": f"T-{900 + i}",
+            "ஊர்": towns[i % 6],
+            "நாள்": f"2026-{i // 5 + 1:02d}-{i % 5 * 6 + 1:02d}",
+        }
+        for i in range(60)
+    ]
+    return Scenario(
+        "json-ta-tail",
+        "ta",
+        "json",
+        "tail",
+        "சமீபத்திய பதிவைத் திறந்து அதன் விவரங்களைச் சொல்.",
+        json.dumps(items, ensure_ascii=False),
+        "T-959",
+        "get_record",
+    )
+
+
+def _log_ja() -> Scenario:
+    lines = [
+        f"2026-05-{i // 24 + 1:02d} {i % 24:02d}:00 ジョブ J{1000 + i} 完了（{i % 7 + 1}件処理）"
+        for i in range(300)
+    ]
+    return Scenario(
+        "log-ja-tail",
+        "ja",
+        "log",
+        "tail",
+        "最新のジョブの詳細を開いてください。",
+        "\n".join(lines),
+        "J1299",
+        "get_job",
+    )
+
+
+def _lines_bn() -> Scenario:
+    towns = ["ঢাকা", "চট্টগ্রাম", "রাজশাহী", "সিলেট", "বরিশাল", "রংপুর", "কুমিল্লা"]
+    files = [f"প্রতিবেদন_{towns[i % 7]}_{i:03d}.csv" for i in range(100)]
+    files[47] = "প্রতিবেদন_খুলনা_047.csv"
+    return Scenario(
+        "lines-bn-named",
+        "bn",
+        "lines",
+        "named",
+        "খুলনার প্রতিবেদনটি খুলে মোট কত বলো।",
+        "\n".join(files),
+        files[47],
+        "read_file",
+    )
+
+
+def _tsv_ar() -> Scenario:
+    rows = ["الفاتورة\tالعميل\tالتاريخ"]
+    clients = ["سارة", "خالد", "مريم", "يوسف", "ليلى", "عمر"]
+    for i in range(70):
+        rows.append(f"F-{2000 + i}\t{clients[i % 6]}\t2024-{i // 6 + 1:02d}-{i % 6 * 5 + 1:02d}")
+    return Scenario(
+        "tsv-ar-head",
+        "ar",
+        "tsv",
+        "head",
+        "افتح أقدم فاتورة وأخبرني بمبلغها.",
+        "\n".join(rows),
+        "F-2000",
+        "get_invoice",
+    )
+
+
+def _json_pretty_en() -> Scenario:
+    titles = ["Printer jam", "VPN drops", "Laptop slow", "Password reset", "Monitor flicker"]
+    tickets = [{"ticket": f"T{5100 + i}", "title": f"{titles[i % 5]} #{i}"} for i in range(64)]
+    tickets[37]["title"] = "Broken elevator on floor 3"
+    return Scenario(
+        "json-pretty-en-named",
+        "en",
+        "pretty JSON",
+        "named",
+        "Open the ticket about the broken elevator and tell me who reported it.",
+        json.dumps(tickets, indent=2),
+        "T5137",
+        "get_ticket",
+    )
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    _tsv_de(),
+    _json_es(),
+    _lines_hi_head(),
+    _lines_hi_named(),
+    _log_en(),
+    _tsv_ru(),
+    _lines_zh(),
+    _json_ta(),
+    _log_ja(),
+    _lines_bn(),
+    _tsv_ar(),
+    _json_pretty_en(),
+)
+
+
+@dataclass
+class Seeing:
+    """The model: lists, then calls ``follow(needs)`` once it is shown ``needs``, then answers."""
+
+    scenario: Scenario
+    protocol: str
+    prompts: list[list[BaseMessage]] = field(default_factory=list)
+    saw: list[bool] = field(default_factory=list)
+    followed: bool = False
+
+    def _call(self, tool: str, value: str) -> str | AIMessage:
+        if self.protocol == "tool_calling":
+            call = {"name": tool, "args": {"value": value}, "id": f"call_{len(self.prompts)}"}
+            return AIMessage(content="", tool_calls=[call])
+        return json.dumps({"action": tool, "action_input": value}, ensure_ascii=False)
+
+    def __call__(self, messages: list[BaseMessage], tools: list[dict[str, Any]]) -> str | AIMessage:
+        self.prompts.append(list(messages))
+        if len(self.prompts) == 1:
+            return self._call("list_all", "all")
+        if self.followed:
+            answer = f"Done: {self.scenario.needs}."
+            if self.protocol == "tool_calling":
+                return answer
+            return json.dumps({"action": "final", "action_input": answer}, ensure_ascii=False)
+        self.saw.append(self.scenario.needs in shown(messages))
+        if self.saw[-1]:
+            self.followed = True
+            return self._call(self.scenario.follow, self.scenario.needs)
+        return self._call("list_all", "all")
+
+
+def shown(messages: list[BaseMessage]) -> str:
+    """Everything a model call is sent, as one text."""
+    return "\n".join(str(m.content) for m in messages)
+
+
+def tools_for(scenario: Scenario) -> list[BaseTool]:
+    def list_all(value: str) -> str:
+        return scenario.result
+
+    def follow(value: str) -> str:
+        return f"{value}: total 1 250,00"
+
+    return [
+        StructuredTool.from_function(list_all, name="list_all", description="List everything."),
+        StructuredTool.from_function(
+            follow, name=scenario.follow, description="Open one item by its id or name."
+        ),
+    ]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one run showed: the item at the next call, what that call cost, the budget kept."""
+
+    visible: bool
+    next_tokens: int
+    """Tokens of everything the next call (after the listing) was sent, by the estimate."""
+    over: int
+    """The most any call's window went over its budget (0: never)."""
+    coverage: float
+    """The share of the result's lines (or JSON items) the next call was shown whole."""
+    result: AgentResult
+    seeing: Seeing
+
+
+def window_for(protocol: str, size: int | None) -> SlidingWindowMemory | None:
+    """The agent's own window (None: create_agent's default) or a smaller one of its kind."""
+    if size is None:
+        return None
+    compactor = AGENT_TOOL_COMPACTOR if protocol == "tool_calling" else AGENT_COMPACTOR
+    return SlidingWindowMemory(size, compactor=compactor)
+
+
+def play(
+    scenario: Scenario,
+    protocol: str,
+    size: int | None,
+    run: Callable[..., AgentResult] | None = None,
+    **options: Any,
+) -> Outcome:
+    """One run of ``scenario``: ``run(agent, task)`` (default: ``agent.invoke``)."""
+    seeing = Seeing(scenario, protocol)
+    agent = create_agent(
+        FunctionChatModel(fn=seeing),
+        tools_for(scenario),
+        protocol=protocol,
+        memory=window_for(protocol, size),
+        max_loops=8,
+        **options,
+    )
+    result = run(agent, scenario.question) if run else agent.invoke(scenario.question)
+    second = seeing.prompts[1] if len(seeing.prompts) > 1 else []
+    over = max(
+        (s.window_tokens - s.window_budget for s in result.steps if s.window_budget), default=0
+    )
+    records = scenario.result.splitlines()
+    if len(records) < 3:
+        records = re.split(r"(?<=\}), (?=\{)", scenario.result)
+    text = shown(second)
+    return Outcome(
+        visible=bool(seeing.saw and seeing.saw[0]),
+        next_tokens=sum(count_message(m, estimate_tokens) for m in second),
+        over=max(over, 0),
+        coverage=sum(r.strip(" ,[]") in text for r in records) / len(records),
+        result=result,
+        seeing=seeing,
+    )
+
+
+# --- the designs measured (the library's is "matches"; the others patch it) ----------------
+
+
+@contextlib.contextmanager
+def design(name: str) -> Iterator[None]:
+    """Run with one design of the cut: ``today`` (whatever the imported library does),
+    ``head`` (head only, with the marker), ``head+tail``, ``matches`` (the library's), and
+    ``matches@250`` (the same, cut to 250 tokens however much room the window has)."""
+    if name in ("today", "matches"):
+        yield
+        return
+    from lcel_agent.memory import compaction, cut
+
+    real: Callable[..., str] = cut.cut_result
+
+    def variant(text: str, target: int, counter: Any, question: str = "") -> str:
+        if name == "head+tail":
+            return real(text, target, counter, "")
+        if name == "matches@250":  # cut to the agent's digest cap, not to the window's room
+            return real(text, min(target, 250), counter, question)
+        return _head_only(text, target, counter)
+
+    saved = (cut.cut_result, compaction.cut_result)
+    cut.cut_result = compaction.cut_result = variant
+    try:
+        yield
+    finally:
+        cut.cut_result, compaction.cut_result = saved
+
+
+def _head_only(text: str, target: int, counter: Any) -> str:
+    """The library's cut with no tail and no matches: the head, then one marker."""
+    from lcel_agent.memory import cut
+
+    if counter(text) <= target:
+        return text
+    for records, unit in cut._splits(text):
+        kept = cut._Cut(records, unit, counter)
+        index = 0
+        while index < len(records) and kept.add(index, target):
+            index += 1
+        shown = kept.render()
+        if index and counter(shown) <= target:
+            return shown
+    return cut._by_characters(text, target, counter)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--today", action="store_true", help="measure the library as imported")
+    parser.add_argument(
+        "--cap", type=int, default=4000, help="the dispatcher's max_observation_chars"
+    )
+    args = parser.parse_args()
+    designs = ["today"] if args.today else ["head", "head+tail", "matches", "matches@250"]
+    for name in designs:
+        with design(name):
+            print(f"\n## {name}")
+            print("| scenario | where | chars | json 800 | json 500 | tools 800 | tools 500 |")
+            print("|---|---|---:|---|---|---|---|")
+            seen = tokens = runs = worst = 0
+            covered = 0.0
+            for scenario in SCENARIOS:
+                cells = []
+                for protocol in PROTOCOLS:
+                    for size in WINDOWS:
+                        out = play(scenario, protocol, size, max_observation_chars=args.cap)
+                        seen += out.visible
+                        tokens += out.next_tokens
+                        runs += 1
+                        worst = max(worst, out.over)
+                        covered += out.coverage
+                        cells.append(f"{'✓' if out.visible else '✗'} {out.next_tokens}")
+                row = [scenario.id, scenario.where, str(len(scenario.result)), *cells]
+                print("| " + " | ".join(row) + " |")
+            print(
+                f"\nvisible {seen}/{runs}; mean next-call tokens {tokens / runs:.0f}; "
+                f"lines shown {covered / runs:.0%}; worst over budget {worst}"
+            )
+
+
+if __name__ == "__main__":
+    main()
