@@ -6,7 +6,8 @@ results as turns. When it is full, the oldest whole turns leave first (and a
 failed turn as soon as a later one succeeds) and are handed to the compactor,
 which folds them into a :class:`Digest`: a bounded block of text the window
 shows with the pinned question. The newest turn is never cut for the digest's
-sake. The default, :class:`DigestCompactor`, needs no model call: one line per
+sake (a newest result larger than the window itself is cut where the window needs it:
+:mod:`lcel_agent.memory.cut`). The default, :class:`DigestCompactor`, needs no model call: one line per
 tool call that established something, the head of its result (whole JSON items
 first), with a newer result of the same call replacing the older one. When the
 block outgrows its budget every line is shortened (to an equal share, down to
@@ -42,6 +43,7 @@ from langchain_core.messages import AIMessage
 from lcel_agent._messages import has_media, message_text
 
 from .counters import TokenCounter
+from .cut import cut_result
 from .facts import ANSWER_CALL, HEADER, Digest, Fact, Turn
 from .shrink import head_text
 
@@ -134,7 +136,10 @@ class DigestCompactor:
     """The lines of the newest turn folded keep their results whole (past ``line_tokens``
     and ``max_tokens``) while the window has room for them: a listing, a page of search
     hits or an id the next call uses is in view when the model writes that call, in a
-    line rather than a turn (a small model shown its results as turns copied them back)."""
+    line rather than a turn (a small model shown its results as turns copied them back).
+    Newest lines larger than the window's room are cut to what the older lines leave them
+    (at least half the room), keeping their ends and the lines naming the question's words
+    (:func:`~lcel_agent.memory.cut.cut_result`, with :attr:`Digest.focus`)."""
 
     def __post_init__(self) -> None:
         if self.keep_turns is not None and self.keep_turns < 0:
@@ -246,7 +251,51 @@ class DigestCompactor:
                         self._digest(digest, [*fitted.facts, *whole], fitted.dropped),
                         fresh=digest.fresh,
                     )
+            elif (cut := self._cut_newest(digest, fresh, budget, counter)) is not None:
+                return cut
         return self._fit(replace(digest, fresh=()), budget, counter)
+
+    def _cut_newest(
+        self, digest: Digest, fresh: set[str], budget: int, counter: TokenCounter
+    ) -> Digest | None:
+        """The newest lines when they are larger than the window: cut to the room left them.
+
+        The older lines keep what ``max_tokens`` gives them, at most half the room; the
+        newest share the rest, each cut by :func:`~lcel_agent.memory.cut.cut_result` (the
+        lines naming the question's words, head and tail, a marker saying what is left out).
+        None when that leaves them less than a line's worth each.
+        """
+        rest = tuple(e for e in digest.facts if e.identity not in fresh)
+        older = self._fit(
+            replace(digest, facts=rest, fresh=()), min(self._budget(budget), budget // 2), counter
+        )
+        newest = [e for e in digest.facts if e.identity in fresh]
+        base = self._digest(digest, older.facts, older.dropped).block or self.header
+        room = budget - counter(base) - len(newest)  # and a line break before each
+        for _ in range(3):  # a line's framing is priced after the cut: settle it in a few tries
+            if room < self.line_tokens * len(newest):
+                return None
+            shares, left = {}, room
+            for n, e in enumerate(sorted(newest, key=lambda e: counter(e.result)), 1):
+                shares[e.identity] = left // (len(newest) - n + 1)
+                left -= min(counter(e.result), shares[e.identity])
+            lines = [
+                replace(
+                    e,
+                    result=cut_result(e.result.strip(), shares[e.identity], counter, digest.focus),
+                )
+                if e.ok
+                else self._short(e, shares[e.identity], counter)
+                for e in newest
+            ]
+            cut = replace(
+                self._digest(digest, [*older.facts, *lines], older.dropped), fresh=digest.fresh
+            )
+            over = counter(cut.block) - budget
+            if over <= 0:
+                return cut
+            room -= over
+        return None
 
     def _fit(self, digest: Digest, budget: int, counter: TokenCounter) -> Digest:
         budget = self._budget(budget)

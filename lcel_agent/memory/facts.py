@@ -76,6 +76,10 @@ class Digest:
     fresh: tuple[str, ...] = ()
     """The facts (by identity) of the newest turn folded, when the compactor keeps them whole
     (``DigestCompactor(newest_whole=True)``): what the next call may need, in view."""
+    focus: str = field(default="", compare=False)
+    """The question being worked on, set by the window each time it hands the digest to its
+    compactor (never stored): a newest result too large for the window is cut keeping the
+    lines that name its words."""
 
     @property
     def block(self) -> str:

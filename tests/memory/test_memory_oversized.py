@@ -14,8 +14,11 @@ import re
 from typing import Any
 
 import pytest
-from oversized_support import SCENARIOS, Scenario
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from oversized_support import PROTOCOLS, SCENARIOS, WINDOWS, Scenario, play
 
+from lcel_agent import StopReason
+from lcel_agent.memory import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, Fact, SlidingWindowMemory
 from lcel_agent.memory.cut import cut_result, question_terms
 from lcel_agent.texts import RESULT_CUT_CHARS, RESULT_CUT_ITEMS, RESULT_CUT_LINES
 from lcel_agent.tokens import estimate_tokens
@@ -167,3 +170,88 @@ def test_an_indented_line_keeps_the_rest_of_its_object() -> None:
     tickets[30]["title"] = "Broken elevator"
     shown = cut_result(json.dumps(tickets, indent=2), 220, estimate_tokens, "the broken elevator")
     assert '"ticket": "T30",' in shown and '"title": "Broken elevator",' in shown
+
+
+# --- in the window --------------------------------------------------------------------------
+
+
+def test_the_agent_window_folds_an_oversized_result_cut_to_the_room_it_has() -> None:
+    window = SlidingWindowMemory(800, compactor=AGENT_COMPACTOR)
+    window.add_system("Reply with one JSON action.")
+    window.add_user("Open the file for Zürich.")
+    older = [(f"get_weather({c})", f"{c}: sunny, 25°C") for c in ("Bern", "Basel", "Genf")]
+    for call, result in older:
+        window.add_turn(
+            [AIMessage(content=call), HumanMessage(content=f"Observation: {result}")],
+            facts=[Fact(call, result)],
+        )
+    files = [f"file_{i:03d}_{'zürich' if i == 51 else 'misc'}.csv" for i in range(150)]
+    text = "\n".join(files)
+    window.add_turn(
+        [AIMessage(content="list_files(/)"), HumanMessage(content=f"Observation: {text}")],
+        facts=[Fact("list_files(/)", text)],
+    )
+    shown = window.messages[1].content
+    assert isinstance(shown, str)
+    assert window.token_count <= 800
+    assert window.token_count > 600  # the room is used, not a 100-token head
+    for _call, result in older:  # every older fact stays beside it
+        assert result.split(":")[0] in shown
+    assert files[0] in shown and files[51] in shown and files[-1] in shown
+    count, _ = left_out(shown)
+    assert count == 150 - sum(f in shown for f in files)
+
+
+@pytest.mark.parametrize("compactor", [AGENT_TOOL_COMPACTOR, None], ids=["agent", "plain"])
+def test_a_tool_message_is_cut_in_the_turn_with_the_question_in_mind(compactor: Any) -> None:
+    window = SlidingWindowMemory(400, compactor=compactor)
+    window.add_user("Which order did Vasilyeva place?")
+    rows = [f"O-{i}\tcustomer {i}" for i in range(200)]
+    rows[120] = "O-120\tVasilyeva"
+    window.add_turn(
+        [
+            AIMessage(content="", tool_calls=[{"name": "ls", "args": {}, "id": "c1"}]),
+            ToolMessage(content="\n".join(rows), tool_call_id="c1"),
+        ]
+    )
+    tool = window.messages[-1]
+    assert isinstance(tool, ToolMessage) and isinstance(tool.content, str)
+    assert "O-120\tVasilyeva" in tool.content and rows[0] in tool.content
+    assert window.token_count <= 400 and window.truncated == 1
+
+
+# --- in a run: the scenarios ----------------------------------------------------------------
+
+RUNS = [
+    pytest.param(s, p, w, id=f"{s.id}-{p}-{w or 'default'}")
+    for s in SCENARIOS
+    for p in PROTOCOLS
+    for w in WINDOWS
+]
+
+
+@pytest.mark.parametrize(("scenario", "protocol", "size"), RUNS)
+def test_the_item_the_next_call_needs_is_shown_when_the_cut_can_find_it(
+    scenario: Scenario, protocol: str, size: int | None, run: Any
+) -> None:
+    out = play(scenario, protocol, size, run)
+    result = out.result
+    recorded = result.steps[0].observations[0].output
+    # The run's records keep the result as the tool dispatcher passed it: the answer's source.
+    assert recorded == scenario.result or "…[truncated " in recorded
+    assert out.over == 0  # never over the budget
+    next_call = "\n".join(str(m.content) for m in out.seeing.prompts[1])
+    assert LINES.search(next_call) or ITEMS.search(next_call)  # says it was cut, and how much
+    findable = scenario.where in ("head", "tail", "named") and scenario.needs in recorded
+    assert out.visible is findable
+    if findable:
+        assert result.stop_reason is StopReason.FINAL and len(out.seeing.saw) == 1
+        assert result.output == f"Done: {scenario.needs}."
+
+
+def test_with_answer_model_the_newest_turn_is_cut_too(run: Any) -> None:
+    scenario = next(s for s in SCENARIOS if s.id == "lines-zh-named")
+    out = play(scenario, "json", None, run, answer="model")
+    assert out.visible and out.over == 0
+    observation = str(out.seeing.prompts[1][-1].content)
+    assert observation.startswith("Observation: ") and LINES.search(observation)
