@@ -3,8 +3,8 @@
 The cut (``lcel_agent.memory.cut``) keeps the lines that name the question's words, then
 the head and the tail, with a marker in each gap; the window applies it to the newest
 result in both protocols (a tool message kept as a turn, or the line the agent's window
-folds it into). The scenarios are ``oversized_support.SCENARIOS``: their measure, design by
-design, is ``python tests/memory/oversized_support.py``.
+folds it into). The scenarios are ``oversized_scenarios.SCENARIOS``; their measure, design
+by design, is ``python tests/memory/oversized_support.py``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from oversized_support import PROTOCOLS, SCENARIOS, WINDOWS, Scenario, play
+from oversized_scenarios import SCENARIOS, Scenario
+from oversized_support import PROTOCOLS, WINDOWS, play
 
 from lcel_agent import StopReason
 from lcel_agent.memory import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, Fact, SlidingWindowMemory
