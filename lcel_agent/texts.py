@@ -46,6 +46,9 @@ __all__ = [
     "OBSERVATION_OF",
     "PLAN_NOTICE",
     "PROSE_REPROMPT",
+    "RESULT_CUT_CHARS",
+    "RESULT_CUT_ITEMS",
+    "RESULT_CUT_LINES",
     "TOOL_BAD_ARGUMENTS",
     "TOOL_CALLING_PERSONA",
     "TOOL_FAILED",
@@ -180,6 +183,17 @@ OBSERVATION = "Observation: {output}"
 
 #: How each observation of a reply with several actions is shown. Fields: name, input, output.
 OBSERVATION_OF = "Observation [{name} {input}]: {output}"
+
+#: In a tool result larger than the memory window, in place of the lines it leaves out (the
+#: window keeps the lines naming the question's words, the head and the tail; the run's
+#: records keep the whole result for the answer). Fields: count, chars (both ints).
+RESULT_CUT_LINES = "…[result cut to fit the window: {count} lines ({chars:,} characters) left out]…"
+
+#: The same in a result that is one line holding a JSON list of objects. Fields: count, chars.
+RESULT_CUT_ITEMS = "…[result cut to fit the window: {count} items ({chars:,} characters) left out]…"
+
+#: The same in a result of one long text, cut by characters (head and tail). Fields: chars.
+RESULT_CUT_CHARS = "…[result cut to fit the window: {chars:,} characters left out]…"
 
 #: The last allowed loop, with ``reserve_final_answer``. No fields.
 FINAL_INSTRUCTION = (
