@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     )
     from .loop import AgentEvent, AgentLoop, Limits
     from .memory import SlidingWindowMemory, trim_messages
+    from .memory.counters import TiktokenCounter, estimate_tokens
     from .policies import DEFAULT_POLICIES
     from .state import (
         Action,
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
         StopReason,
         Usage,
     )
-    from .tokens import TiktokenCounter, estimate_tokens
 
 __version__ = "0.1.0"
 
@@ -77,11 +77,11 @@ _EXPORTS: dict[str, str] = {
     "SlidingWindowMemory": "memory",
     "StepRecord": "state",
     "StopReason": "state",
-    "TiktokenCounter": "tokens",
+    "TiktokenCounter": "memory.counters",
     "TransientModelError": "errors",
     "Usage": "state",
     "create_agent": "agent",
-    "estimate_tokens": "tokens",
+    "estimate_tokens": "memory.counters",
     "redact_logging": "_logging",
     "run_agent": "agent",
     "trim_messages": "memory",

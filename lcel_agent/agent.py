@@ -48,6 +48,7 @@ from .errors import ConfigurationError, ErrorClass, Policy
 from .limits import Limits
 from .loop import AgentLoop
 from .memory import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, SlidingWindowMemory
+from .memory.counters import count_message, resolve_counter
 from .policies import resolve_policies
 from .protocols import JsonTranscript, ToolCallTranscript
 from .stages import (
@@ -69,7 +70,6 @@ from .stages.answer import Answer
 from .stages.dispatch import Approve
 from .stages.prompt import tool_arguments
 from .structured import ResponseFormat
-from .tokens import count_message, resolve_counter
 
 __all__ = ["create_agent", "run_agent"]
 

@@ -47,9 +47,9 @@ from .._redact import redact
 from .._timeout import acall_with_timeout, call_with_timeout
 from ..errors import ErrorClass, error_reason
 from ..memory import shrink_text, trim_messages
+from ..memory.counters import count_message, estimate_tokens
 from ..state import AgentState, RunError, StopReason, Usage
 from ..texts import TRUNCATED_REPROMPT
-from ..tokens import count_message, estimate_tokens
 from ._base import Stage
 from .llm_client import without_client_retries
 from .llm_errors import backoff_wait, classify_model_error
