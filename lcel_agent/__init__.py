@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._lazy import lazy_exports
-from ._logging import install_client_log_redaction
+from ._redact import install_client_log_redaction
 
 if TYPE_CHECKING:
-    from ._logging import redact_logging
+    from ._redact import redact_logging
     from .agent import create_agent, run_agent
     from .errors import (
         ActionParseError,
@@ -82,7 +82,7 @@ _EXPORTS: dict[str, str] = {
     "Usage": "state",
     "create_agent": "agent",
     "estimate_tokens": "memory.counters",
-    "redact_logging": "_logging",
+    "redact_logging": "_redact",
     "run_agent": "agent",
     "trim_messages": "memory",
 }
