@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_exports
 from ._redact import install_client_log_redaction
+from ._shared.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._redact import redact_logging

@@ -18,8 +18,8 @@ from typing import Any
 from langchain_core.runnables import Runnable, RunnableBinding
 from langchain_core.tools import BaseTool, tool
 
-from ._lazy import is_completion_model
 from ._models import chat_model_from_string
+from ._shared.lazy import is_completion_model
 from .errors import ConfigurationError
 from .state import FINAL_ACTION
 

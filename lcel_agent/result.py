@@ -23,7 +23,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from ._error_class import ErrorClass
+from ._shared.error_class import ErrorClass
 
 __all__ = [
     "FINAL_ACTION",

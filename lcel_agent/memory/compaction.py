@@ -39,7 +39,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from lcel_agent._messages import has_media, message_text
+from lcel_agent._shared.messages import has_media, message_text
 
 from .counters import TokenCounter
 from .shrink import head_text

@@ -34,7 +34,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from lcel_agent._messages import MEDIA_TYPES
+from lcel_agent._shared.messages import MEDIA_TYPES
 
 from ._estimate import ESTIMATE_WEIGHTS, TokenCounter, char_classes, estimate_tokens, make_estimator
 from ._tiktoken import (

@@ -33,8 +33,8 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from .._messages import message_text
 from .._redact import redact
+from .._shared.messages import message_text
 from ..breaker import StopWhy, advance
 from ..errors import ErrorClass, Policy
 from ..gathered import gathered

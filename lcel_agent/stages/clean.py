@@ -38,8 +38,8 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from .._messages import message_text
 from .._redact import redact
+from .._shared.messages import message_text
 from ..errors import ActionParseError, ErrorClass, error_reason
 from ..gathered import gathered
 from ..state import FINAL_ACTION, AgentState, RunError

@@ -40,7 +40,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 from .. import texts
-from .._messages import message_text
+from .._shared.messages import message_text
 from ..calling import (
     Fitted,
     Injected,

@@ -44,7 +44,7 @@ from tenacity import (
 )
 
 from .._redact import redact
-from .._timeout import acall_with_timeout, call_with_timeout
+from .._shared.timeout import acall_with_timeout, call_with_timeout
 from ..errors import ErrorClass, error_reason
 from ..memory import shrink_text, trim_messages
 from ..memory.counters import count_message, estimate_tokens

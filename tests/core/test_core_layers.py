@@ -158,7 +158,7 @@ def test_the_finder_sees_relative_imports():
     assert any(
         n.startswith("lcel_agent.testing._http") for n in imported(PACKAGE / "testing/server.py")
     )
-    assert "lcel_agent._messages.message_text" in imported(PACKAGE / "stages/parse.py")
+    assert "lcel_agent._shared.messages.message_text" in imported(PACKAGE / "stages/parse.py")
 
 
 #: Modules allowed over 400 lines while a split is under way (none now).

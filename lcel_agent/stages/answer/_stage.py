@@ -33,8 +33,8 @@ from typing import Any
 
 from langchain_core.runnables import Runnable, RunnableConfig
 
-from ..._messages import message_text
 from ..._redact import redact
+from ..._shared.messages import message_text
 from ...errors import ActionParseError, ErrorClass
 from ...gathered import gathered
 from ...limits import Limits, run_limits
