@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .loop import AgentEvent, AgentLoop, Limits
     from .memory import SlidingWindowMemory, trim_messages
     from .memory.counters import TiktokenCounter, estimate_tokens
-    from .policies import DEFAULT_POLICIES
+    from .rules.policies import DEFAULT_POLICIES
     from .state import (
         Action,
         AgentResult,

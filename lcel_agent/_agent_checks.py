@@ -17,9 +17,9 @@ from pydantic import SecretStr
 
 from ._redact import MIN_SECRET_LEN
 from .errors import ConfigurationError
+from .rules.structured import ResponseFormat
 from .stages import STAGE_NAMES
 from .stages.dispatch import Approve
-from .structured import ResponseFormat
 
 __all__ = [
     "check_approve",

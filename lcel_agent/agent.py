@@ -45,12 +45,13 @@ from ._redact import register_secrets, secrets_in
 from ._resolve import resolve_llm, resolve_tools
 from .durable import check_checkpointer, with_checkpoint
 from .errors import ConfigurationError, ErrorClass, Policy
-from .limits import Limits
 from .loop import AgentLoop
 from .memory import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, SlidingWindowMemory
 from .memory.counters import count_message, resolve_counter
-from .policies import resolve_policies
-from .protocols import JsonTranscript, ToolCallTranscript
+from .rules.limits import Limits
+from .rules.policies import resolve_policies
+from .rules.protocols import JsonTranscript, ToolCallTranscript
+from .rules.structured import ResponseFormat
 from .stages import (
     STAGE_NAMES,
     AssemblePrompt,
@@ -69,7 +70,6 @@ from .stages import (
 from .stages.answer import Answer
 from .stages.dispatch import Approve
 from .stages.prompt import tool_arguments
-from .structured import ResponseFormat
 
 __all__ = ["create_agent", "run_agent"]
 

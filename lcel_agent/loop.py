@@ -4,8 +4,8 @@
 runs the stages in chain order (``assemble_prompt``, ``call_llm``, ...,
 ``trim_memory``) as children of one run named ``loop:N``, timing each stage
 into the loop's :class:`~lcel_agent.state.StepRecord` (``stage_ms``). Before
-each loop the pure :func:`~lcel_agent.limits.gate` decides whether another
-model call is allowed; after the last, :func:`~lcel_agent.limits.finish` builds
+each loop the pure :func:`~lcel_agent.rules.limits.gate` decides whether another
+model call is allowed; after the last, :func:`~lcel_agent.rules.limits.finish` builds
 the :class:`~lcel_agent.state.AgentResult`. The sync and async drivers only
 differ in ``invoke`` versus ``await ainvoke``.
 
@@ -45,15 +45,15 @@ from .calling import check_sync_run, run_config
 from .conversation import RunInput, output_for, read_input, seed_window
 from .durable import CHECKPOINT_STAGE, ARunLoop, Identity, Journey, RunLoop, Threads, ThreadState
 from .errors import AgentRunError, ConfigurationError
-from .gathered import gathered
 from .graph import loop_graph
-from .limits import Limits, finish, gate
-from .limits import limit_specs as _limit_specs
 from .memory import SlidingWindowMemory
+from .rules.gathered import gathered
+from .rules.limits import Limits, finish, gate
+from .rules.limits import limit_specs as _limit_specs
+from .rules.structured import ResponseFormat
 from .state import AgentResult, AgentState, StepRecord, StopReason
 from .streaming import AnswerTap, aanswer_stream, answer_stream
 from .streaming.modes import ModeView, StreamMode, check_mode, joined
-from .structured import ResponseFormat
 
 __all__ = ["AgentEvent", "AgentLoop", "Limits", "StreamMode", "finish", "gate", "task_of"]
 

@@ -49,7 +49,7 @@ class StopReason(StrEnum):
     MAX_LOOPS = "max_loops"
     """``max_loops`` model calls were made without an answer."""
     MAX_ERRORS = "max_errors"
-    """The circuit breaker tripped (see ``lcel_agent.breaker``), or a policy said stop."""
+    """The circuit breaker tripped (see ``lcel_agent.rules.breaker``), or a policy said stop."""
     DRIFT = "drift"
     """The model kept repeating itself after one nudge."""
     LLM_ERROR = "llm_error"

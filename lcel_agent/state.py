@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from .breaker import BreakerState
 from .result import (
     FINAL_ACTION,
     Action,
@@ -31,6 +30,7 @@ from .result import (
     StopReason,
     Usage,
 )
+from .rules.breaker import BreakerState
 
 if TYPE_CHECKING:
     from .memory import Fact, SlidingWindowMemory

@@ -18,8 +18,8 @@ from langchain_core.runnables import RunnableConfig
 from ..approval import ApprovalPending
 from ..conversation import RunInput
 from ..errors import ConfigurationError
-from ..limits import Limits, gate
 from ..memory import SlidingWindowMemory
+from ..rules.limits import Limits, gate
 from ..stages import JOURNAL_KEY
 from ..state import Action, AgentResult, AgentState
 from ._run import DurableRun, approval_request

@@ -23,7 +23,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ..gathered import gathered
+from ..rules.gathered import gathered
 from ..state import AgentState
 from ..texts import JSON_PLAN_NOTICE, PLAN_NOTICE, PROSE_REPROMPT
 

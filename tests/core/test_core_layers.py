@@ -114,7 +114,7 @@ def test_importing_a_sibling_module_from_the_package_is_no_edge_to_its_facade(tm
 @pytest.mark.parametrize(
     ("lower", "upper"),
     [
-        ("protocols.py", "lcel_agent.stages"),
+        ("rules/protocols.py", "lcel_agent.stages"),
         ("conversation/history.py", "lcel_agent.stages"),
         ("conversation/inputs.py", "lcel_agent.stages"),
         ("testing/_http.py", "lcel_agent.testing.server"),

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from ...gathered import Result
+from ...rules.gathered import Result
 from ...state import AgentState
 from ._echo import copies
 from ._omits import omitted

@@ -36,10 +36,10 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from ..._redact import redact
 from ..._shared.messages import message_text
 from ...errors import ActionParseError, ErrorClass
-from ...gathered import gathered
-from ...limits import Limits, run_limits
+from ...rules.gathered import gathered
+from ...rules.limits import Limits, run_limits
+from ...rules.structured import ResponseFormat
 from ...state import AgentState, AnswerRecord, StopReason
-from ...structured import ResponseFormat
 from .._base import Stage
 from ..clean import extract_json
 from ..llm import CONTEXT_OVERFLOW, CallLLM

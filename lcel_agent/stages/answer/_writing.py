@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..._shared.messages import message_text
 from ...errors import ErrorClass
-from ...gathered import Result
+from ...rules.gathered import Result
 from ...state import AgentState, AnswerRecord, RunError, StepRecord, StopReason
 from ._reply import plain_lines
 

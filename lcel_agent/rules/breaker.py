@@ -12,7 +12,7 @@ progresses the breaker watches the failures, and stops the run when either
    it can work is more likely unlucky than stuck after one repeat;
 2. ``2 * max_errors`` loops pass **without progress**, whatever failed (a mix
    of different slips, or oscillating between two calls);
-3. the model **drifts twice**: it repeats itself (see :mod:`lcel_agent.drift`),
+3. the model **drifts twice**: it repeats itself (see :mod:`lcel_agent.rules.drift`),
    is nudged, and drifts again before any progress. This one does not depend
    on ``max_errors``: the nudge says exactly what not to do.
 
