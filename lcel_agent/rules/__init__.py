@@ -5,10 +5,10 @@ last), :mod:`.breaker` (the circuit breaker, ``max_errors``), :mod:`.drift` (is 
 going round in circles), :mod:`.gathered` (the run's successful results, read from its
 records), :mod:`.protocols` (how a loop is written into the window, per protocol),
 :mod:`.structured` (``response_format``: checking a structured answer) and
-:mod:`.policies` (which ``Policy`` answers which error class). They import only the
-shared floor (:mod:`lcel_agent.errors`, :mod:`lcel_agent.state`, :mod:`lcel_agent.texts`,
-``_shared``, ``_redact``); the stages, the loop, the durable room and the builder import
-them. :mod:`.breaker` imports nothing at all, because :class:`~lcel_agent.state.AgentState`
-carries the breaker's memory: state.py imports it, so this file imports none of its
-modules (each is imported by its own path, ``from lcel_agent.rules.limits import gate``).
+:mod:`.policies` (which ``Policy`` answers which error class). They import only the floor
+below: :mod:`lcel_agent.errors`, :mod:`lcel_agent.state` (where the breaker's memory,
+``BreakerState``, is defined: every run's state carries it), :mod:`lcel_agent.texts`,
+``_shared`` and ``_redact``; the stages, the loop, the durable room and the builder import
+them. Each is imported by its own path (``from lcel_agent.rules.limits import gate``): this
+file imports none of them.
 """
