@@ -23,7 +23,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from ._error_class import ErrorClass
+from ._shared.error_class import ErrorClass
 
 __all__ = [
     "FINAL_ACTION",
@@ -49,7 +49,7 @@ class StopReason(StrEnum):
     MAX_LOOPS = "max_loops"
     """``max_loops`` model calls were made without an answer."""
     MAX_ERRORS = "max_errors"
-    """The circuit breaker tripped (see ``lcel_agent.breaker``), or a policy said stop."""
+    """The circuit breaker tripped (see ``lcel_agent.rules.breaker``), or a policy said stop."""
     DRIFT = "drift"
     """The model kept repeating itself after one nudge."""
     LLM_ERROR = "llm_error"

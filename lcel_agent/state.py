@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from .breaker import BreakerState
 from .result import (
     FINAL_ACTION,
     Action,
@@ -41,12 +40,31 @@ __all__ = [
     "AgentResult",
     "AgentState",
     "AnswerRecord",
+    "BreakerState",
     "Observation",
     "RunError",
     "StepRecord",
     "StopReason",
     "Usage",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class BreakerState:
+    """What the circuit breaker remembers of the run (its rules: :mod:`lcel_agent.rules.breaker`)."""
+
+    stalled: int = 0
+    """Loops since the last progress."""
+    streak: int = 0
+    """Identical failures in a row (the newest included)."""
+    last: str | None = None
+    """The fingerprint of the newest failure, if the newest loop failed."""
+    drifts: int = 0
+    """Drifting loops since the last progress (the first was nudged)."""
+    progressed: bool = False
+    """True once the run has made progress."""
+    known: frozenset[str] = frozenset()
+    """Calls that have succeeded so far (their signatures)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -226,7 +226,7 @@ ANSWER_FORMAT_REPROMPT = (
 NOT_APPROVED = "ERROR: the call to {name!r} was not approved, so it was not run."
 
 
-# --- The answer stage (lcel_agent/stages/answer.py) ------------------------------------------
+# --- The answer stage (lcel_agent/stages/answer/) ---------------------------------------------
 # A fresh, short context: the question and the run's results, numbered, one per line, and a
 # form that asks for every result. Asked only "answer from these results", the 1.5B model
 # merged two cities' weather into one word (2 of 8 answers complete); asked for one line per

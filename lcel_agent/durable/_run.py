@@ -31,7 +31,7 @@ from typing import Any
 from .._redact import redact
 from ..conversation import RunInput
 from ..errors import ConfigurationError
-from ..limits import Limits
+from ..rules.limits import Limits
 from ..stages import with_call_id
 from ..state import Action, AgentState, Observation, StopReason
 from ._codec import dump

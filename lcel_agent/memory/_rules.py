@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from lcel_agent._messages import has_media, message_text
+from lcel_agent._shared.messages import has_media, message_text
 from lcel_agent.errors import ConfigurationError
 
 from .compaction import ANSWER_CALL, Compactor, Digest, Fact, Turn

@@ -40,7 +40,7 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.messages import AIMessage
 
-from lcel_agent._messages import has_media, message_text
+from lcel_agent._shared.messages import has_media, message_text
 
 from .counters import TokenCounter
 from .cut import cut_result

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from langchain_core.messages import BaseMessage
 
 from lcel_agent import texts
-from lcel_agent._messages import message_text
+from lcel_agent._shared.messages import message_text
 
 from .counters import TokenCounter, count_message
 from .shrink import longest

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from langchain_core.messages import BaseMessage
 
-from lcel_agent._messages import message_text
+from lcel_agent._shared.messages import message_text
 
 from .counters import TokenCounter, count_message
 

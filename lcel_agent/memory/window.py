@@ -92,7 +92,7 @@ class SlidingWindowMemory(WindowRules):
 
     Args:
         max_tokens: the budget for all messages, pinned and digest included.
-        counter: a token counter or a name for :func:`~lcel_agent.tokens.resolve_counter`
+        counter: a token counter or a name for :func:`~lcel_agent.memory.counters.resolve_counter`
             (default: the fast estimate).
         compactor: what turns that leave become (default: a digest of their facts;
             ``None``: they are forgotten).

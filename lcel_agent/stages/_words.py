@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ..gathered import gathered
+from ..rules.gathered import gathered
 from ..state import AgentState
 from ..texts import PROSE_REPROMPT
 

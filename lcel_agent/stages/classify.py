@@ -3,7 +3,7 @@
 Pure: it reads what the earlier stages left in the state and writes
 
 * the loop's :class:`~lcel_agent.state.StepRecord`;
-* the circuit breaker (:mod:`lcel_agent.breaker`): a loop whose calls returned
+* the circuit breaker (:mod:`lcel_agent.rules.breaker`): a loop whose calls returned
   a result the run had not seen is *progress* and resets it; a failed loop (a
   format error, an unknown tool, bad arguments, a failed, timed-out or refused
   call, a drift nudge) is fingerprinted, so the breaker can tell the same
@@ -37,15 +37,15 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from .._messages import message_text
 from .._redact import redact
-from ..breaker import StopWhy, advance
+from .._shared.messages import message_text
 from ..errors import ErrorClass, Policy
-from ..gathered import gathered
 from ..memory import Fact
 from ..memory.compaction import ANSWER_CALL
-from ..policies import DEFAULT_POLICIES
-from ..protocols import JsonTranscript, Transcript
+from ..rules.breaker import StopWhy, advance
+from ..rules.gathered import gathered
+from ..rules.policies import DEFAULT_POLICIES
+from ..rules.protocols import JsonTranscript, Transcript
 from ..state import (
     FINAL_ACTION,
     Action,
@@ -134,7 +134,7 @@ class ClassifyError(Stage):
     """Decide the outcome of the loop. See the module docstring for the rules.
 
     Args:
-        max_errors: the breaker's limit (see :mod:`lcel_agent.breaker`).
+        max_errors: the breaker's limit (see :mod:`lcel_agent.rules.breaker`).
         policies: the policy per error class (``stop`` ends the run at once).
         transcript: how the loop is written into memory (per protocol).
         return_direct: names of tools whose successful result ends the run as

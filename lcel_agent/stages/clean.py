@@ -38,10 +38,10 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from .._messages import message_text
 from .._redact import redact
+from .._shared.messages import message_text
 from ..errors import ActionParseError, ErrorClass, error_reason
-from ..gathered import gathered
+from ..rules.gathered import gathered
 from ..state import FINAL_ACTION, AgentState, RunError
 from ..texts import FORMAT_REPROMPT, PROSE_REPROMPT
 from ._base import Stage

@@ -3,7 +3,7 @@
 For every action the dispatcher first decides, without running anything,
 whether it may run (:meth:`DispatchTools.plan`): the tool must exist (else an
 ``unknown_tool`` notice listing the tools, with the closest name as a hint),
-the action must not drift (:mod:`lcel_agent.drift`), the per-run call limit
+the action must not drift (:mod:`lcel_agent.rules.drift`), the per-run call limit
 must allow it, and the input must fit (a dict where a one-string tool wants a
 string is coerced, the article's pitfall 1). Then the calls run, concurrently
 when there are several and ``parallel=True`` (threads in sync code, tasks in
@@ -40,7 +40,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 from .. import texts
-from .._messages import message_text
+from .._shared.messages import message_text
 from ..calling import (
     Fitted,
     Injected,
@@ -52,9 +52,9 @@ from ..calling import (
     model_args,
     schema_line,
 )
-from ..drift import REFUSED, TIMED_OUT, detect_drift, done_calls
 from ..errors import ErrorClass, Policy
-from ..policies import DEFAULT_POLICIES
+from ..rules.drift import REFUSED, TIMED_OUT, detect_drift, done_calls
+from ..rules.policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
 from ..tools import coerce_single_arg
 from ._base import Stage

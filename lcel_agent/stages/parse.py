@@ -37,12 +37,12 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from .._messages import message_text
 from .._redact import redact
+from .._shared.messages import message_text
 from ..errors import ActionParseError, ErrorClass, error_reason
-from ..gathered import gathered
+from ..rules.gathered import gathered
+from ..rules.structured import ResponseFormat
 from ..state import FINAL_ACTION, Action, AgentState, RunError
-from ..structured import ResponseFormat
 from ..texts import (
     ANSWER_FORMAT_REPROMPT,
     FINAL_NOT_A_TOOL,

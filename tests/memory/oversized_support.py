@@ -31,8 +31,8 @@ from oversized_scenarios import SCENARIOS, Scenario
 
 from lcel_agent import AgentResult, create_agent
 from lcel_agent.memory import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, SlidingWindowMemory
+from lcel_agent.memory.counters import count_message, estimate_tokens
 from lcel_agent.testing import FunctionChatModel
-from lcel_agent.tokens import count_message, estimate_tokens
 
 PROTOCOLS = ("json", "tool_calling")
 WINDOWS = (None, 500)

@@ -20,9 +20,9 @@ from oversized_support import PROTOCOLS, WINDOWS, play
 
 from lcel_agent import StopReason
 from lcel_agent.memory import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, Fact, SlidingWindowMemory
+from lcel_agent.memory.counters import estimate_tokens
 from lcel_agent.memory.cut import cut_result, question_terms
 from lcel_agent.texts import RESULT_CUT_CHARS, RESULT_CUT_ITEMS, RESULT_CUT_LINES
-from lcel_agent.tokens import estimate_tokens
 
 
 def _pattern(template: str) -> re.Pattern[str]:

@@ -26,8 +26,8 @@ from lcel_agent.memory import (
     trim_messages,
     truncate_text,
 )
+from lcel_agent.memory.counters import MESSAGE_OVERHEAD, count_message, estimate_tokens
 from lcel_agent.texts import RESULT_CUT_CHARS
-from lcel_agent.tokens import MESSAGE_OVERHEAD, count_message, estimate_tokens
 
 
 def recount(memory: SlidingWindowMemory) -> int:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from ...errors import ConfigurationError
-from ...gathered import Result
+from ...rules.gathered import Result
 from ._echo import copies
 from ._language import language_of
 from ._omits import omitted

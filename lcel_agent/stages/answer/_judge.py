@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from ...gathered import Result
+from ...rules.gathered import Result
 from ...state import AgentState
 from ._checks import DEFAULT_CHECKS, AnswerCheck, Evidence
 from ._reply import words_of_reply

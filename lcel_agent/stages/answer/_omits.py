@@ -46,7 +46,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...gathered import Result
+from ...rules.gathered import Result
 from ._question import shape_of
 from ._receipts import is_receipt
 from ._reply import unwrapped

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..._redact import redact
 from ...errors import ErrorClass
-from ...gathered import gathered
+from ...rules.gathered import gathered
 from ...state import AgentState, RunError
 from ...texts import CHECK_NOTICE, JSON_CHECK_NOTICE, JSON_PLAN_NOTICE, PLAN_NOTICE
 from ._checks import AnswerCheck, Evidence

@@ -33,13 +33,13 @@ from typing import Any
 
 from langchain_core.runnables import Runnable, RunnableConfig
 
-from ..._messages import message_text
 from ..._redact import redact
+from ..._shared.messages import message_text
 from ...errors import ActionParseError, ErrorClass
-from ...gathered import Result, gathered
-from ...limits import Limits, run_limits
+from ...rules.gathered import Result, gathered
+from ...rules.limits import Limits, run_limits
+from ...rules.structured import ResponseFormat
 from ...state import AgentState, AnswerRecord, StopReason
-from ...structured import ResponseFormat
 from .._base import Stage
 from ..clean import extract_json
 from ..llm import CONTEXT_OVERFLOW, CallLLM

@@ -10,9 +10,9 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..._messages import message_text
+from ..._shared.messages import message_text
 from ...errors import ErrorClass
-from ...gathered import Result
+from ...rules.gathered import Result
 from ...state import AgentState, AnswerRecord, RunError, StepRecord, StopReason
 from ._reply import plain_lines
 

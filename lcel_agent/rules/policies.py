@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .errors import ConfigurationError, ErrorClass, Policy
+from ..errors import ConfigurationError, ErrorClass, Policy
 
 __all__ = ["DEFAULT_POLICIES", "resolve_policies"]
 

@@ -22,10 +22,10 @@ from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage
 
-from ..conversation import RunInput, final_message
-from ..conversation.outputs import loop_messages
-from ..errors import ConfigurationError
-from ..state import AgentResult, StepRecord
+from ...conversation import RunInput, final_message
+from ...conversation.outputs import loop_messages
+from ...errors import ConfigurationError
+from ...state import AgentResult, StepRecord
 
 __all__ = ["MODES", "ModeView", "StreamMode", "check_mode", "joined"]
 

@@ -26,7 +26,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._redact import redact
+from .._redact import redact
 
 __all__ = ["MaskingClient", "mask_traces", "masked"]
 

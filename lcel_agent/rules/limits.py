@@ -26,8 +26,8 @@ from typing import Any
 
 from langchain_core.runnables import ConfigurableFieldSpec
 
-from .errors import ConfigurationError, ErrorClass
-from .state import AgentResult, AgentState, RunError, StopReason
+from ..errors import ConfigurationError, ErrorClass
+from ..state import AgentResult, AgentState, RunError, StopReason
 
 __all__ = ["RUN_LIMIT_KEYS", "Limits", "finish", "gate", "limit_specs", "run_limits"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 __all__ = ["chat_model_from_string"]
 

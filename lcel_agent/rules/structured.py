@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, PydanticUserError, TypeAdapter, ValidationError
 from typing_extensions import is_typeddict
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 __all__ = ["Checked", "ResponseFormat"]
 

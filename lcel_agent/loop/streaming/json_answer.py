@@ -18,7 +18,7 @@ the action is known; anything but a string ``action_input`` streams nothing
 
 from __future__ import annotations
 
-from ..state import FINAL_ACTION
+from ...state import FINAL_ACTION
 
 __all__ = ["JsonAnswerReader"]
 

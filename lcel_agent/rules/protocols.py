@@ -15,10 +15,10 @@ from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from . import texts
-from ._messages import message_text
-from ._redact import redact
-from .state import AgentState
+from .. import texts
+from .._redact import redact
+from .._shared.messages import message_text
+from ..state import AgentState
 
 __all__ = ["JsonTranscript", "ToolCallTranscript", "Transcript", "with_blocks"]
 

@@ -15,11 +15,11 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import SecretStr
 
-from ._redact import MIN_SECRET_LEN
-from .errors import ConfigurationError
-from .stages import STAGE_NAMES
-from .stages.dispatch import Approve
-from .structured import ResponseFormat
+from .._redact import MIN_SECRET_LEN
+from ..errors import ConfigurationError
+from ..rules.structured import ResponseFormat
+from ..stages import STAGE_NAMES
+from ..stages.dispatch import Approve
 
 __all__ = [
     "check_approve",

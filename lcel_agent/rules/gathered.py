@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .state import AgentState, StepRecord
+from ..state import AgentState, StepRecord
 
 __all__ = ["Result", "gathered", "gathered_from"]
 

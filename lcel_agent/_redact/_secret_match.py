@@ -1,6 +1,6 @@
 """Find every piece of a fixed set of secret strings in a text, cheaply enough for every message.
 
-A :class:`SecretMatcher` is built once from the strings to hide (``_redact`` gives it
+A :class:`SecretMatcher` is built once from the strings to hide (:mod:`._mask` gives it
 every form of every registered secret) and then masks, in any text:
 
 * each string whole; one shorter than :data:`RUN_LEN` only where it stands as a token of

@@ -30,8 +30,8 @@ from langchain_core.runnables.config import (
     patch_config,
 )
 
-from .stages import Stage, runs_directly
-from .state import AgentState
+from ..stages import Stage, runs_directly
+from ..state import AgentState
 from .streaming import AnswerTap
 
 __all__ = [

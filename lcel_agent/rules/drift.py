@@ -16,7 +16,7 @@ dispatchers. An action *drifts* when
 * it appears twice in one reply.
 
 The dispatcher does not run a drifting action: the model gets a nudge instead.
-Drift is a failure like any other for the circuit breaker (:mod:`lcel_agent.breaker`):
+Drift is a failure like any other for the circuit breaker (:mod:`lcel_agent.rules.breaker`):
 the same drift again stops the run with ``drift``.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from .state import Action
+from ..state import Action
 
 __all__ = ["REFUSED", "TIMED_OUT", "HistoryEntry", "detect_drift", "done_calls"]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 
-from ._redact import redact
+from ._mask import redact
 
 __all__ = ["CLIENT_LOGGERS", "RedactingFilter", "install_client_log_redaction", "redact_logging"]
 

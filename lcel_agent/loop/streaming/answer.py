@@ -2,7 +2,7 @@
 
 The loop hands over a ``drive(tap)`` function that runs the whole run with the
 tap attached to ``call_llm`` and yields its events, the result last.
-:func:`answer_stream` runs it on a thread (:func:`~lcel_agent.streaming.pump`),
+:func:`answer_stream` runs it on a thread (:func:`~lcel_agent.loop.streaming.pump`),
 yields the answer text as the tap hands it over, then whatever of the answer
 the model did not stream (an answer that was not a plain string, a model that
 cannot stream, a ``return_direct`` result): the text joined is the answer.
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from typing import Any
 
-from ..conversation.outputs import answer_text
-from ..state import AgentResult
+from ...conversation.outputs import answer_text
+from ...state import AgentResult
 from .pump import apump, pump
 from .tap import AnswerTap
 

@@ -12,7 +12,7 @@ progresses the breaker watches the failures, and stops the run when either
    it can work is more likely unlucky than stuck after one repeat;
 2. ``2 * max_errors`` loops pass **without progress**, whatever failed (a mix
    of different slips, or oscillating between two calls);
-3. the model **drifts twice**: it repeats itself (see :mod:`lcel_agent.drift`),
+3. the model **drifts twice**: it repeats itself (see :mod:`lcel_agent.rules.drift`),
    is nudged, and drifts again before any progress. This one does not depend
    on ``max_errors``: the nudge says exactly what not to do.
 
@@ -20,7 +20,8 @@ So a model that never progresses is stopped within ``2 * max_errors`` model
 calls, one repeating a single failure from the start within ``max_errors``, a
 run's progress is bounded by the number of different calls it can make, and
 a model that keeps progressing between slips is never stopped by chance pairs
-of unrelated slips. Everything here is pure; ``classify_error`` applies it.
+of unrelated slips. Everything here is pure; ``classify_error`` applies it to
+``AgentState.breaker`` (a :class:`~lcel_agent.state.BreakerState`, re-exported here).
 
 ::
 
@@ -30,31 +31,16 @@ of unrelated slips. Everything here is pure; ``classify_error`` applies it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal
+
+# The breaker's memory is part of every run's state: defined there, on the floor below.
+from ..state import BreakerState
 
 __all__ = ["BreakerState", "StopWhy", "advance"]
 
 StopWhy = Literal["repeated", "stalled", "drifted"]
 """Why the breaker trips: the same failure again, too long without progress, drift after a nudge."""
-
-
-@dataclass(frozen=True, slots=True)
-class BreakerState:
-    """What the breaker remembers of the run."""
-
-    stalled: int = 0
-    """Loops since the last progress."""
-    streak: int = 0
-    """Identical failures in a row (the newest included)."""
-    last: str | None = None
-    """The fingerprint of the newest failure, if the newest loop failed."""
-    drifts: int = 0
-    """Drifting loops since the last progress (the first was nudged)."""
-    progressed: bool = False
-    """True once the run has made progress."""
-    known: frozenset[str] = frozenset()
-    """Calls that have succeeded so far (their signatures)."""
 
 
 def advance(

@@ -4,8 +4,8 @@
 runs the stages in chain order (``assemble_prompt``, ``call_llm``, ...,
 ``trim_memory``) as children of one run named ``loop:N``, timing each stage
 into the loop's :class:`~lcel_agent.state.StepRecord` (``stage_ms``). Before
-each loop the pure :func:`~lcel_agent.limits.gate` decides whether another
-model call is allowed; after the last, :func:`~lcel_agent.limits.finish` builds
+each loop the pure :func:`~lcel_agent.rules.limits.gate` decides whether another
+model call is allowed; after the last, :func:`~lcel_agent.rules.limits.finish` builds
 the :class:`~lcel_agent.state.AgentResult`. The sync and async drivers only
 differ in ``invoke`` versus ``await ainvoke``.
 
@@ -39,21 +39,21 @@ from langchain_core.callbacks import (
 from langchain_core.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
 from langchain_core.runnables.graph import Graph
 
+from ..calling import check_sync_run, run_config
+from ..conversation import RunInput, output_for, read_input, seed_window
+from ..durable import CHECKPOINT_STAGE, ARunLoop, Identity, Journey, RunLoop, Threads, ThreadState
+from ..errors import AgentRunError, ConfigurationError
+from ..memory import SlidingWindowMemory
+from ..rules.gathered import gathered
+from ..rules.limits import Limits, finish, gate
+from ..rules.limits import limit_specs as _limit_specs
+from ..rules.structured import ResponseFormat
+from ..state import AgentResult, AgentState, StepRecord, StopReason
 from ._one_loop import aquiet_loop, atraced_loop, direct_stages, listened, quiet_loop, traced_loop
 from ._tracing import mask_traces
-from .calling import check_sync_run, run_config
-from .conversation import RunInput, output_for, read_input, seed_window
-from .durable import CHECKPOINT_STAGE, ARunLoop, Identity, Journey, RunLoop, Threads, ThreadState
-from .errors import AgentRunError, ConfigurationError
-from .gathered import gathered
 from .graph import loop_graph
-from .limits import Limits, finish, gate
-from .limits import limit_specs as _limit_specs
-from .memory import SlidingWindowMemory
-from .state import AgentResult, AgentState, StepRecord, StopReason
 from .streaming import AnswerTap, aanswer_stream, answer_stream
 from .streaming.modes import ModeView, StreamMode, check_mode, joined
-from .structured import ResponseFormat
 
 __all__ = ["AgentEvent", "AgentLoop", "Limits", "StreamMode", "finish", "gate", "task_of"]
 
@@ -258,6 +258,9 @@ class AgentLoop(Runnable[Any, Any]):
         async with journey.aopen(self._start) as trip:
             state, iterations = trip.state, trip.iterations
             while (state := trip.gate(state, trip.limits, iterations)).stop is None:
+                # No tap.closed check, unlike _drive: an answer reader that stops early
+                # cancels this run's task (streaming.apump), so the run ends at its next
+                # await. A thread cannot be cancelled: the sync run polls the flag instead.
                 if tap is not None:
                     tap.begin_loop(hold=self._holds(state))
                 iterations += 1

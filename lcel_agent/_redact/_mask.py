@@ -27,7 +27,7 @@ Two kinds of secret are removed:
   they are, because requests' and httpx's messages quote whole URLs.
 
 Redaction runs on hot paths (every reply, observation and error): the forms of
-the known secrets are compiled into one :class:`~lcel_agent._secret_match.SecretMatcher`
+the known secrets are compiled into one :class:`~._secret_match.SecretMatcher`
 when a secret is registered or a watched environment variable changes, so a text
 costs one pass of an automaton however many secrets there are; the shapes' expression runs
 only on texts that contain what every shape needs (an ``=``, ``sk-`` or ``bearer``).
@@ -71,7 +71,7 @@ SECRET_ENV_VARS: tuple[str, ...] = (
 
 #: Secrets shorter than this are not matched by value: replacing every "a" or "1"
 #: in a text would destroy it and protect nothing. Between this and 16 characters a
-#: form is masked only as a token of its own (see :mod:`lcel_agent._secret_match`), and a
+#: form is masked only as a token of its own (see :mod:`._secret_match`), and a
 #: key's *body* (what a known prefix leaves) that reads as a word is not masked alone.
 MIN_SECRET_LEN = 6
 

@@ -2,7 +2,7 @@
 
 * The model: a chat model, a Runnable around one (``with_retry``,
   ``with_fallbacks``, ``bind``), or a name (``"openai:gpt-4o-mini"``, built by
-  :func:`~lcel_agent._models.chat_model_from_string`). A completion-only LLM is
+  :func:`~lcel_agent.agent._models.chat_model_from_string`). A completion-only LLM is
   refused: the loop speaks in chat messages.
 * The tools: langchain-core tools, or plain functions with type hints and a
   docstring (made into tools with ``langchain_core.tools.tool``). Names must be
@@ -18,10 +18,10 @@ from typing import Any
 from langchain_core.runnables import Runnable, RunnableBinding
 from langchain_core.tools import BaseTool, tool
 
-from ._lazy import is_completion_model
+from .._shared.lazy import is_completion_model
+from ..errors import ConfigurationError
+from ..state import FINAL_ACTION
 from ._models import chat_model_from_string
-from .errors import ConfigurationError
-from .state import FINAL_ACTION
 
 __all__ = ["resolve_llm", "resolve_tools"]
 

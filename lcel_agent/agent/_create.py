@@ -30,27 +30,18 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import SecretStr
 
-from . import texts
-from ._agent_checks import (
-    check_approve,
-    check_fallbacks,
-    check_format,
-    check_limits,
-    check_secrets,
-    check_stages,
-    positive_int,
-    seconds,
-)
-from ._redact import register_secrets, secrets_in
-from ._resolve import resolve_llm, resolve_tools
-from .durable import check_checkpointer, with_checkpoint
-from .errors import ConfigurationError, ErrorClass, Policy
-from .limits import Limits
-from .loop import AgentLoop
-from .memory import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, SlidingWindowMemory
-from .policies import resolve_policies
-from .protocols import JsonTranscript, ToolCallTranscript
-from .stages import (
+from .. import texts
+from .._redact import register_secrets, secrets_in
+from ..durable import check_checkpointer, with_checkpoint
+from ..errors import ConfigurationError, ErrorClass, Policy
+from ..loop import AgentLoop
+from ..memory import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, SlidingWindowMemory
+from ..memory.counters import count_message, resolve_counter
+from ..rules.limits import Limits
+from ..rules.policies import resolve_policies
+from ..rules.protocols import JsonTranscript, ToolCallTranscript
+from ..rules.structured import ResponseFormat
+from ..stages import (
     STAGE_NAMES,
     AssemblePrompt,
     CallLLM,
@@ -65,11 +56,20 @@ from .stages import (
     build_system_prompt,
     without_client_retries,
 )
-from .stages.answer import Answer, AnswerCheck, Evidence, checks_of
-from .stages.dispatch import Approve
-from .stages.prompt import tool_arguments
-from .structured import ResponseFormat
-from .tokens import count_message, resolve_counter
+from ..stages.answer import Answer, AnswerCheck, Evidence, checks_of
+from ..stages.dispatch import Approve
+from ..stages.prompt import tool_arguments
+from ._checks import (
+    check_approve,
+    check_fallbacks,
+    check_format,
+    check_limits,
+    check_secrets,
+    check_stages,
+    positive_int,
+    seconds,
+)
+from ._resolve import resolve_llm, resolve_tools
 
 __all__ = ["create_agent", "run_agent"]
 
