@@ -247,7 +247,7 @@ def create_agent(
             backoff=llm_backoff,
             max_retry_after=max_retry_after,
         ),
-        "clean_json": KeepReply() if tool_calling else CleanJson(tools=list(arguments)),
+        "clean_json": KeepReply() if tool_calling else CleanJson(tools=arguments),
         "parse_action": (
             ParseToolCalls(response_format=fmt, tools=arguments)
             if tool_calling

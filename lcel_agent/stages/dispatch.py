@@ -178,8 +178,8 @@ class DispatchTools(Stage):
     def _prepare_input(self, tool: BaseTool, value: Any) -> Any:
         args = self._model_args[tool.name]
         fields = list(args)
-        if not fields and value in (None, "", {}, []):
-            return {}  # a tool that takes nothing (ls(), pwd()), called as models write it
+        if value in (None, "", {}, []) and not self._schemas[tool.name].get("required"):
+            return {}  # nothing given to a tool that needs nothing (ls(), list(status?))
         if len(fields) == 1 and args[fields[0]].get("type", "string") == "string":
             return {fields[0]: coerce_single_arg(value, fields[0])}
         if isinstance(value, str) and value.strip().startswith("{"):
