@@ -374,7 +374,9 @@ def run_agent(
     result = create_agent(llm, tools, max_loops=max_loops, max_errors=max_errors, **options).invoke(
         question
     )
-    if result.output is not None:
+    # The article's loop gives its error string at its limits, even with results in hand.
+    delivered = result.answer is not None and result.answer.trigger == "stopped"
+    if result.output is not None and not delivered:
         return str(result.output)
     detail = str(result.error) if result.error else result.stop_reason.value
     messages: dict[str, Callable[[], str]] = {

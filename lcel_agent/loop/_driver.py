@@ -192,6 +192,10 @@ class AgentLoop(Runnable[Any, Any]):
         )
 
     def _result(self, state: AgentState) -> AgentResult:
+        # A gate stop ran no stage: the answer stage says what such a run delivers (pure).
+        on_stop = getattr(self.stages.get("answer"), "on_stop", None)
+        if callable(on_stop):
+            state = on_stop(state)
         result = finish(state)
         if self.response_format is not None and isinstance(result.output, str):
             # A swapped-in stage may let an unchecked answer through: then its text is kept.

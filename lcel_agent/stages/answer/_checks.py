@@ -76,8 +76,16 @@ class Evidence:
 class AnswerCheck(Protocol):
     """What ``answer_checks`` takes: a named callable, ``(answer, record) -> reason | None``."""
 
-    name: str
-    writes: bool
+    @property
+    def name(self) -> str:
+        """The check's name (what ``result.answer.repair`` says when it made the stage write)."""
+        ...
+
+    @property
+    def writes(self) -> bool:
+        """True: a reason makes the answer stage write at once; False: the answer goes back
+        to the model once first."""
+        ...
 
     def __call__(self, answer: str, record: Evidence) -> str | None: ...
 
@@ -171,8 +179,8 @@ def checks_of(value: Sequence[object] | None) -> tuple[AnswerCheck, ...]:
     for item in value:
         if isinstance(item, AnswerCheck):
             check: AnswerCheck = item
-        elif callable(item) and isinstance(getattr(item, "__name__", None), str):
-            check = Check(item.__name__, item)  # type: ignore[arg-type]
+        elif callable(item) and isinstance(name := getattr(item, "__name__", None), str):
+            check = Check(name, item)
         else:
             raise TypeError(f"an answer check must be callable, not {type(item).__name__}")
         if check.name in names:

@@ -36,7 +36,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from ..._redact import redact
 from ..._shared.messages import message_text
 from ...errors import ActionParseError, ErrorClass
-from ...rules.gathered import Result, gathered
+from ...rules.gathered import gathered
 from ...rules.limits import Limits, run_limits
 from ...rules.structured import ResponseFormat
 from ...state import AgentState, AnswerRecord, StopReason
@@ -51,19 +51,14 @@ from ._language import language_of
 from ._options import Answer
 from ._question import asks_verbatim, shape_of
 from ._receipts import is_receipt
-from ._reply import named, plain_lines, read_lines, read_text, words_of_reply
+from ._reply import named, read_lines, read_text, words_of_reply
 from ._request import Asking, Batch, batches, key_label, lines_schema, request
-from ._writing import Writing, counted, outcome
+from ._writing import Writing, counted, nothing_to_report, outcome, stopped
 
 __all__ = ["WriteAnswer"]
 
 #: Stops after which nothing more is asked of the model.
 _NO_MORE_CALLS = frozenset({StopReason.LLM_ERROR, StopReason.BUDGET, StopReason.PAUSED})
-#: Stops of the loop itself (a limit, the breaker): a run so stopped with results in hand
-#: delivers them rather than nothing.
-_LOOP_STOPS = frozenset(
-    {StopReason.MAX_LOOPS, StopReason.MAX_ERRORS, StopReason.DRIFT, StopReason.BUDGET}
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +130,12 @@ class WriteAnswer(Stage):
         the mode may write over a usable answer."""
         return self.options.mode != "model" and bool(gathered(state))
 
+    def on_stop(self, state: AgentState) -> AgentState:
+        """What a run the loop stopped (a limit, the breaker, drift) while the model was still
+        acting delivers: its results in plain lines, when any call succeeded (the loop asks
+        at the end of every run; pure, and a run that has its answer is left as it is)."""
+        return stopped(state)
+
     def stream_line(self, key: str, value: str) -> str | None:
         """A field of a schema-held reply as the answer delivers it (for answer streams):
         its words, led by the subject its key names where the line does not name it."""
@@ -184,7 +185,7 @@ class WriteAnswer(Stage):
         self, state: AgentState, config: RunnableConfig
     ) -> Generator[_Ask, AgentState, AgentState]:
         if not self._ended(state):
-            return _stopped(state)
+            return stopped(state)
         results = gathered(state)
         verdict = judge(state, self.options.mode, results, self.tools, self.checks)
         record = AnswerRecord(
@@ -205,7 +206,7 @@ class WriteAnswer(Stage):
                 return state  # a run with no results is left as it is
             return dataclasses.replace(state, output=verdict.draft, answer=record)
         if all(is_receipt(r.text) and not r.media for r in results):
-            return _nothing_to_report(state, record, verdict.draft, results)
+            return nothing_to_report(state, record, verdict.draft, results)
         left, why = self._calls_left(state, config)
         writing = Writing()
         if left == 0:
@@ -353,39 +354,6 @@ class WriteAnswer(Stage):
                 ask = steps.send(await self._caller(ask).arun(ask.state, config))
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
-
-
-def _nothing_to_report(
-    state: AgentState, record: AnswerRecord, draft: str | None, results: Sequence[Result]
-) -> AgentState:
-    """Results that hold no data (receipts: "queued", "the call was received", ``[]``) give
-    the stage nothing to write from, and a written report would invent its values: the
-    model's own words stand, else the receipts themselves, and the note says so."""
-    note = "the results hold no data (receipts only): nothing to write from them"
-    if draft is not None:
-        answer = dataclasses.replace(record, repair="", unused=(), note=note)
-        return dataclasses.replace(state, output=draft, answer=answer)
-    answer = dataclasses.replace(record, source="results", repair="", note=note)
-    return dataclasses.replace(state, output=plain_lines(results), answer=answer)
-
-
-def _stopped(state: AgentState) -> AgentState:
-    """A run the loop stopped (a limit, the breaker, drift) while the model was still
-    acting: with successful results in hand, they are its answer, in plain lines
-    (``complete=False``); ``output`` stays None only when nothing succeeded."""
-    if state.stop not in _LOOP_STOPS or state.output is not None or state.answer is not None:
-        return state
-    results = gathered(state)
-    if not results:
-        return state
-    note = (
-        f"the run stopped ({state.stop.value}) before the model answered: its results as they came"
-    )
-    record = AnswerRecord(
-        "results", "stopped", len(results), complete=False, note=note,
-        language=language_of(state.task),
-    )  # fmt: skip
-    return dataclasses.replace(state, output=plain_lines(results), answer=record)
 
 
 def _json_or_text(text: str) -> Any:
