@@ -21,12 +21,14 @@ a tool may be a plain typed function with a docstring (it becomes
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal
 
 from langchain_core.messages import SystemMessage
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableBinding
 from langchain_core.tools import BaseTool
 from pydantic import SecretStr
 
@@ -223,6 +225,8 @@ def create_agent(
     model = without_client_retries(chat, llm_timeout)
     # The answer stage's model: no tools, no "nostream" tag (what it writes is the answer).
     writer = model if options.llm is None else without_client_retries(options.llm, llm_timeout)
+    if options.llm is not None:  # the stage writes with the wrapped model, not the raw one
+        options = dataclasses.replace(options, llm=writer)
     tool_calling = protocol == "tool_calling"
     # Each tool's argument names: the parsers read `get_weather(city)` as get_weather.
     arguments = {t.name: list(tool_arguments(t)) for t in tool_list}
@@ -303,7 +307,9 @@ def create_agent(
     return AgentLoop(
         with_checkpoint(ordered) if checkpointer is not None else ordered,
         system_prompt=prompt_of,
-        memory=memory if memory is not None else _default_window(options, tool_calling, prompt_of),
+        memory=memory
+        if memory is not None
+        else _default_window(ordered["answer"], tool_calling, prompt_of),
         limits=limits_of_run,
         response_format=fmt,
         raise_on_failure=bool(raise_on_failure),
@@ -322,7 +328,7 @@ OWN_PROMPT_SHARE = 200
 
 
 def _default_window(
-    options: Answer, tool_calling: bool, prompt_of: Callable[[str | None], str]
+    answer: Runnable[Any, Any], tool_calling: bool, prompt_of: Callable[[str | None], str]
 ) -> SlidingWindowMemory:
     """The default window: 800 tokens, plus what the agent's own system prompt takes beyond
     200 of them.
@@ -337,15 +343,19 @@ def _default_window(
     With an answer stage that keeps every result for the answer, results fold into their
     lines at once (``AGENT_COMPACTOR``: the newest lines keep their results whole while
     every older line keeps its own; under tool calling ``AGENT_TOOL_COMPACTOR`` keeps the
-    newest turn whole); with ``answer="model"``
-    the model answers from its window, so turns stay word for word while there is room
-    (the window's default). The builder chooses the window; no stage reads the answer's
-    options.
+    newest turn whole); with ``answer="model"``, or an answer stage of the user's own in
+    the chain (``stages={"answer": ...}``), the model answers from its window, so turns
+    stay word for word while there is room (the window's default). The builder chooses
+    the window by the stage actually in the chain; no other stage reads its options.
     """
     counter = resolve_counter(None)
     own = count_message(SystemMessage(prompt_of(None)), counter)
     budget = DEFAULT_WINDOW + max(0, own - OWN_PROMPT_SHARE)
-    if options.mode == "model":
+    # The stage actually in the chain decides: one of the user's own (stages={"answer": ...})
+    # keeps no results for the answer, so the turns stay word for word, as for "model".
+    while isinstance(answer, RunnableBinding):  # a stage renamed for its slot
+        answer = answer.bound
+    if not isinstance(answer, WriteAnswer) or answer.options.mode == "model":
         return SlidingWindowMemory(max_tokens=budget, counter=counter)
     compactor = AGENT_TOOL_COMPACTOR if tool_calling else AGENT_COMPACTOR
     return SlidingWindowMemory(max_tokens=budget, counter=counter, compactor=compactor)
