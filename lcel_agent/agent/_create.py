@@ -22,7 +22,6 @@ a tool may be a plain typed function with a docstring (it becomes
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal
