@@ -23,6 +23,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from ._shared.answer_codes import Repair, Trigger
 from ._shared.error_class import ErrorClass
 
 __all__ = [
@@ -31,9 +32,11 @@ __all__ = [
     "AgentResult",
     "AnswerRecord",
     "Observation",
+    "Repair",
     "RunError",
     "StepRecord",
     "StopReason",
+    "Trigger",
     "Usage",
 ]
 
@@ -252,12 +255,9 @@ class AnswerRecord:
     source: str
     """``"model"``, ``"composed"`` or ``"results"`` (see above)."""
     trigger: str
-    """What ended the acting: ``final`` (an answer, in JSON or in words), ``forced`` (the
-    reserved last loop), ``empty`` (an empty reply), ``plan`` (a plan, sent back once and
-    given again), ``echo`` (the results copied back instead of a call), ``cut`` (a reply
-    cut off at the length limit), ``drift`` (the model only repeated calls it had made),
-    ``stopped`` (the loop stopped the run, at a limit or by the breaker, before the model
-    answered: the results are delivered in plain lines)."""
+    """What ended the acting: a :class:`Trigger` (``final``, ``forced``, ``empty``,
+    ``plan``, ``echo``, ``cut``, ``drift``, ``stopped``: the results are then delivered in
+    plain lines)."""
     results: int
     """Successful tool results the answer was checked against or written from."""
     unused: tuple[str, ...] = ()
@@ -276,11 +276,8 @@ class AnswerRecord:
     note: str = ""
     """Why ``complete`` is False, or what the stage fell back from."""
     repair: str = ""
-    """Why the answer stage wrote the answer (empty when the model's own answer stood):
-    ``cut``, ``echo``, ``empty``, ``plan``, ``form`` (the reply was protocol JSON, not
-    words), ``omits`` (the answer provably left a result out: see ``unused``), ``drift``,
-    ``compose`` (``answer="compose"``), or the name of an ``answer_checks`` check the
-    answer failed twice."""
+    """Why the answer stage wrote the answer: a :class:`Repair` (empty when the model's own
+    answer stood), or the name of an ``answer_checks`` check the answer failed twice."""
     language: str | None = None
     """The question's language, where the answer rules that need words read it (``en``,
     ``zh``, ... : :data:`lcel_agent.stages.answer.READ_LANGUAGES`); None when they do

@@ -25,9 +25,11 @@ from .result import (
     AgentResult,
     AnswerRecord,
     Observation,
+    Repair,
     RunError,
     StepRecord,
     StopReason,
+    Trigger,
     Usage,
 )
 
@@ -42,9 +44,11 @@ __all__ = [
     "AnswerRecord",
     "BreakerState",
     "Observation",
+    "Repair",
     "RunError",
     "StepRecord",
     "StopReason",
+    "Trigger",
     "Usage",
 ]
 

@@ -38,6 +38,7 @@ from ..errors import ConfigurationError, ErrorClass, Policy
 from ..loop import AgentLoop
 from ..memory import AGENT_COMPACTOR, AGENT_TOOL_COMPACTOR, SlidingWindowMemory
 from ..memory.counters import count_message, resolve_counter
+from ..result import Trigger
 from ..rules.limits import Limits
 from ..rules.policies import resolve_policies
 from ..rules.protocols import JsonTranscript, ToolCallTranscript
@@ -384,7 +385,7 @@ def run_agent(
         question
     )
     # The article's loop gives its error string at its limits, even with results in hand.
-    delivered = result.answer is not None and result.answer.trigger == "stopped"
+    delivered = result.answer is not None and result.answer.trigger == Trigger.STOPPED
     if result.output is not None and not delivered:
         return str(result.output)
     detail = str(result.error) if result.error else result.stop_reason.value

@@ -33,16 +33,16 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ...rules.gathered import Result
-from ...state import AgentState
+from ...state import AgentState, Repair, Trigger
 from ._checks import DEFAULT_CHECKS, AnswerCheck, Evidence
 from ._reply import words_of_reply
 
 __all__ = ["Verdict", "judge"]
 
 #: Triggers whose state carries the model's own reply (the draft), whatever it is.
-_DRAFTS = frozenset({"final", "forced", "plan", "empty"})
+_DRAFTS = frozenset({Trigger.FINAL, Trigger.FORCED, Trigger.PLAN, Trigger.EMPTY})
 #: Triggers that leave no usable answer: the stage writes one from the results.
-_UNUSABLE = frozenset({"cut", "echo", "drift", "empty", "plan"})
+_UNUSABLE = frozenset({Trigger.CUT, Trigger.ECHO, Trigger.DRIFT, Trigger.EMPTY, Trigger.PLAN})
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,8 @@ class Verdict:
     draft: str | None
     """The model's own answer in words (a ``final`` written out, unwrapped), or None."""
     repair: str
-    """Why the stage writes (see the module docstring); empty: the draft stands."""
+    """Why the stage writes (a :class:`~lcel_agent.result.Repair`, or a check's name);
+    empty: the draft stands."""
     missing: tuple[int, ...] = ()
     """The results the draft provably leaves out (``repair == "omits"``)."""
 
@@ -68,18 +69,18 @@ def judge(
     trigger = state.finished_by or ""
     raw = state.output if trigger in _DRAFTS and isinstance(state.output, str) else None
     draft = words_of_reply(raw, tools) if raw is not None and raw.strip() else None
-    if trigger == "drift" and mode == "model":
-        return Verdict(None, "")  # a stuck run's stop stands: no answer is second-guessed
+    if trigger == Trigger.DRIFT and mode == "model":
+        return Verdict(None, Repair.NONE)  # a stuck run's stop stands: nothing second-guessed
     if trigger in _UNUSABLE:
-        return Verdict(None, trigger)  # no answer in words to keep, even as a last resort
+        return Verdict(None, Repair(trigger))  # no answer in words to keep, even as a last resort
     if draft is None:
-        return Verdict(None, "form")
+        return Verdict(None, Repair.FORM)
     if state.failed_check is not None:  # sent back once for it, and failed it again
         return Verdict(draft, state.failed_check)
     if mode == "compose":
-        return Verdict(draft, "compose")
+        return Verdict(draft, Repair.COMPOSE)
     if mode == "model" or not results:
-        return Verdict(draft, "")
+        return Verdict(draft, Repair.NONE)
     record = Evidence(state.task, tuple(results), frozenset(tools))
     for check in checks:
         if not check.writes:
@@ -91,4 +92,4 @@ def judge(
                 return Verdict(draft, check.name, left)
         elif check(draft, record) is not None:
             return Verdict(draft, check.name)
-    return Verdict(draft, "")
+    return Verdict(draft, Repair.NONE)

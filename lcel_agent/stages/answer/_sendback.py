@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..._redact import redact
 from ...errors import ErrorClass
 from ...rules.gathered import gathered
-from ...state import AgentState, RunError
+from ...state import AgentState, RunError, Trigger
 from ...texts import CHECK_NOTICE, JSON_CHECK_NOTICE, JSON_PLAN_NOTICE, PLAN_NOTICE
 from ._checks import AnswerCheck, Evidence
 
@@ -76,7 +76,7 @@ def judge_answer(
         if check.name != "plan":
             return Judged(failed_check=check.name)
         if results:
-            return Judged(finished_by="plan")
+            return Judged(finished_by=Trigger.PLAN)
         said = " ".join(redact(answer).split())
         shown = said if len(said) <= _SHOWN_CHARS else said[:_SHOWN_CHARS] + "…"
         message = f"the model said what it would do and made no call: {shown!r}"

@@ -39,7 +39,7 @@ from ...errors import ActionParseError, ErrorClass
 from ...rules.gathered import gathered
 from ...rules.limits import Limits, run_limits
 from ...rules.structured import ResponseFormat
-from ...state import AgentState, AnswerRecord, StopReason
+from ...state import AgentState, AnswerRecord, StopReason, Trigger
 from .._base import Stage
 from ..clean import extract_json
 from ..llm import CONTEXT_OVERFLOW, CallLLM
@@ -122,7 +122,7 @@ class WriteAnswer(Stage):
         """Whether the acting has ended in a way this stage decides the answer of."""
         if state.stop is None or state.answer is not None:
             return False
-        return state.stop not in _NO_MORE_CALLS and state.finished_by not in (None, "direct")
+        return state.stop not in _NO_MORE_CALLS and state.finished_by not in (None, Trigger.DIRECT)
 
     def may_replace(self, state: AgentState) -> bool:
         """Whether an answer the model gives from ``state`` on may yet be replaced (so an
@@ -190,7 +190,7 @@ class WriteAnswer(Stage):
         verdict = judge(state, self.options.mode, results, self.tools, self.checks)
         record = AnswerRecord(
             "model",
-            state.finished_by or "final",
+            state.finished_by or Trigger.FINAL,
             len(results),
             tuple(results[i].call for i in verdict.missing),
             repair=verdict.repair,

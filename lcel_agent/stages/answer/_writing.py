@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ..._shared.messages import message_text
 from ...errors import ErrorClass
 from ...rules.gathered import Result, gathered
-from ...state import AgentState, AnswerRecord, RunError, StepRecord, StopReason
+from ...state import AgentState, AnswerRecord, Repair, RunError, StepRecord, StopReason, Trigger
 from ._language import language_of
 from ._reply import plain_lines
 
@@ -29,7 +29,10 @@ _LOOP_STOPS = frozenset(
 
 #: Triggers whose run ends with an answer: the model answered (in words, or not usably),
 #: or it only repeated calls it had made.
-_ANSWERED = frozenset({"final", "forced", "empty", "plan", "echo", "cut", "drift"})
+_ANSWERED = frozenset(
+    {Trigger.FINAL, Trigger.FORCED, Trigger.EMPTY, Trigger.PLAN, Trigger.ECHO, Trigger.CUT,
+     Trigger.DRIFT}
+)  # fmt: skip
 
 
 @dataclass
@@ -122,13 +125,13 @@ def outcome(
         )
         return dataclasses.replace(state, output=draft, answer=answer)
     record = dataclasses.replace(record, calls=writing.calls, complete=False, note=note)
-    if writing.unreadable and results and state.finished_by != "drift":
+    if writing.unreadable and results and state.finished_by != Trigger.DRIFT:
         # The model ended in words and no answer in words came back: its results say it.
         answer = dataclasses.replace(record, source="results")
         return dataclasses.replace(
             state, output=plain_lines(results), answer=answer, stop=StopReason.FINAL, error=None
         )
-    if answered and state.finished_by != "drift" and writing.short is not None:
+    if answered and state.finished_by != Trigger.DRIFT and writing.short is not None:
         ends = writing.stop or StopReason.LLM_ERROR
         return dataclasses.replace(state, answer=record, stop=ends, error=writing.short)
     return dataclasses.replace(state, answer=record)  # a drift stop stays what it was
@@ -142,9 +145,9 @@ def nothing_to_report(
     model's own words stand, else the receipts themselves, and the note says so."""
     note = "the results hold no data (receipts only): nothing to write from them"
     if draft is not None:
-        answer = dataclasses.replace(record, repair="", unused=(), note=note)
+        answer = dataclasses.replace(record, repair=Repair.NONE, unused=(), note=note)
         return dataclasses.replace(state, output=draft, answer=answer)
-    answer = dataclasses.replace(record, source="results", repair="", note=note)
+    answer = dataclasses.replace(record, source="results", repair=Repair.NONE, note=note)
     return dataclasses.replace(state, output=plain_lines(results), answer=answer)
 
 
@@ -161,7 +164,7 @@ def stopped(state: AgentState) -> AgentState:
         f"the run stopped ({state.stop.value}) before the model answered: its results as they came"
     )
     record = AnswerRecord(
-        "results", "stopped", len(results), complete=False, note=note,
+        "results", Trigger.STOPPED, len(results), complete=False, note=note,
         language=language_of(state.task),
     )  # fmt: skip
     return dataclasses.replace(state, output=plain_lines(results), answer=record)
