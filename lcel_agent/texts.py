@@ -56,6 +56,7 @@ __all__ = [
     "TOOL_NOT_RUN",
     "TRUNCATED_REPROMPT",
     "UNKNOWN_TOOL",
+    "WRITTEN_CALLS_RAN",
 ]
 
 #: The JSON protocol's first line, when no persona is given. No fields.
@@ -142,6 +143,13 @@ JSON_CHECK_NOTICE = (
     "Your answer was not accepted: {reason}. Reply again with "
     '{{"action": "final", "action_input": "<your answer>"}}, or with the JSON of a tool call '
     "if you need one."
+)
+
+#: Tool-calling protocol, after the results of calls the model wrote as text (the server
+#: parsed none): without it a small model wrote the same call again, every step. No fields.
+WRITTEN_CALLS_RAN = (
+    "The call ran: its result is above. If the question asks for more than the results give "
+    "so far, make those calls now; otherwise answer from the results."
 )
 
 #: An action named a tool the agent does not have. Fields: name, tools, hint.

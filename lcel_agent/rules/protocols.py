@@ -20,7 +20,13 @@ from .._redact import redact
 from .._shared.messages import message_text
 from ..state import AgentState
 
-__all__ = ["JsonTranscript", "ToolCallTranscript", "Transcript", "with_blocks"]
+__all__ = [
+    "WRITTEN_CALL_PREFIX",
+    "JsonTranscript",
+    "ToolCallTranscript",
+    "Transcript",
+    "with_blocks",
+]
 
 # An unreadable reply is shown back to the model (it must see what it wrote to put it
 # right), but only its start: it is the newest turn, which the window never cuts, and on
@@ -79,14 +85,31 @@ class JsonTranscript:
         return out
 
 
+#: The ids of calls the model wrote as text (the server returned no ``tool_calls``): the
+#: parser gives them, the transcript writes their turn back in the server's own form.
+WRITTEN_CALL_PREFIX = "call_text_"
+
+
 class ToolCallTranscript:
-    """Tool-calling protocol: the assistant's tool calls, then a ToolMessage per call."""
+    """Tool-calling protocol: the assistant's tool calls, then a ToolMessage per call.
+
+    Calls the model wrote as text (fenced JSON, ``<tool_call>`` tags: the server parsed
+    none) go back as the server's own calls, without the text: a model shown its fenced
+    call beside the template's rendering of it wrote the same call again, every step, until
+    drift (Qwen2.5-Coder 1.5B on llama-server, 10 BFCL entries: 4 to 10 model calls where
+    the JSON protocol needs 2). After their results comes one short line saying the call ran
+    (:data:`~lcel_agent.texts.WRITTEN_CALLS_RAN`): with it, no entry repeated a call
+    (docs/local-models.md, "Calls written as text"). The content is a single space, not
+    empty: ChatOpenAI sends an empty one as null, which llama-cpp-python's server refuses.
+    """
 
     def messages(self, state: AgentState, notice: str | None) -> list[BaseMessage]:
         reply = state.reply
         calls = [a for a in state.actions if a.call_id is not None]
         if reply is not None and calls:
-            out: list[BaseMessage] = [AIMessage(content=reply.content, tool_calls=reply.tool_calls)]
+            written = all((a.call_id or "").startswith(WRITTEN_CALL_PREFIX) for a in calls)
+            content = " " if written else reply.content
+            out: list[BaseMessage] = [AIMessage(content=content, tool_calls=reply.tool_calls)]
             outputs = {
                 o.action.call_id: with_blocks(o.output, o.blocks) for o in state.observations
             }
@@ -98,6 +121,8 @@ class ToolCallTranscript:
                         tool_call_id=action.call_id or "",
                     )
                 )
+            if written and any(o.ok for o in state.observations):
+                out.append(HumanMessage(content=texts.WRITTEN_CALLS_RAN))
             return out
         out = [AIMessage(content=_bad_reply(state))]
         if notice:

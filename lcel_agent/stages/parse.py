@@ -42,6 +42,7 @@ from .._redact import redact
 from .._shared.messages import message_text
 from ..errors import ActionParseError, ErrorClass, error_reason
 from ..rules.gathered import gathered
+from ..rules.protocols import WRITTEN_CALL_PREFIX
 from ..rules.structured import ResponseFormat
 from ..state import FINAL_ACTION, Action, AgentState, RunError
 from ..texts import (
@@ -201,7 +202,7 @@ def _with_written_calls(
     """
     assert state.reply is not None
     actions = tuple(
-        dataclasses.replace(a, call_id=f"call_text_{state.loops}_{i}")
+        dataclasses.replace(a, call_id=f"{WRITTEN_CALL_PREFIX}{state.loops}_{i}")
         for i, a in enumerate(written)
     )
     calls = [
@@ -213,10 +214,8 @@ def _with_written_calls(
         }
         for a in actions
     ]
-    # The text stays the reply's content, as the model wrote it: a server that does not parse
-    # tool calls is also one that may refuse an assistant message without content
-    # (llama-cpp-python's answers HTTP 500 to the null content ChatOpenAI sends for an
-    # empty one), and the model then sees its own turn as it wrote it.
+    # The text stays the reply's content in the run's records; the transcript writes the turn
+    # back in the server's own form (rules/protocols.py: WRITTEN_CALL_PREFIX).
     reply = state.reply.model_copy(update={"tool_calls": calls, "invalid_tool_calls": []})
     return dataclasses.replace(state, actions=actions, reply=reply)
 

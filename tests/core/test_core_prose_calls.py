@@ -20,6 +20,7 @@ from prose_calls_support import CASES, PROTOCOLS, read, tools
 from lcel_agent import StopReason, create_agent
 from lcel_agent.stages._written import written_calls
 from lcel_agent.testing import ScriptedChatModel
+from lcel_agent.texts import WRITTEN_CALLS_RAN
 
 
 def test_the_set_covers_what_the_issue_asks():
@@ -57,11 +58,14 @@ def test_a_call_in_prose_runs_and_the_model_sees_it_answered(run, protocol):
     assert observation.ok and observation.output == "Paris: sunny for 3 days"
     second = llm.calls[1]
     if protocol == "tool_calling":
-        # Carried natively, the text as written, answered by its ToolMessage.
+        # Carried natively without its text (issue 42: the model shown both wrote the call
+        # again), answered by its ToolMessage, then the line that says it ran.
         call_message = next(m for m in second if isinstance(m, AIMessage) and m.tool_calls)
-        assert call_message.content == text
+        assert call_message.content == " "
         assert call_message.tool_calls[0]["args"] == {"city": "Paris", "days": 3}
-        assert isinstance(second[second.index(call_message) + 1], ToolMessage)
+        at = second.index(call_message)
+        assert isinstance(second[at + 1], ToolMessage)
+        assert second[at + 2].content == WRITTEN_CALLS_RAN
     else:
         assert "Paris: sunny for 3 days" in str(second[-1].content)
 
