@@ -5,8 +5,10 @@ from __future__ import annotations
 import itertools
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 
 from lcel_agent import ErrorClass, SlidingWindowMemory, StopReason, create_agent
@@ -182,3 +184,43 @@ def test_a_result_that_changes_every_time_does_not_keep_a_run_alive(run):
     acting = sum(s.kind == "act" for s in result.steps)  # the stage's rescue comes after
     assert result.stop_reason is StopReason.DRIFT and acting <= 1 + 2 * 2
     assert sum(o.ok for s in result.steps for o in s.observations) >= 2  # it did run again
+
+
+# --- plans (issue 41): a plan with nothing done is no answer and no progress ---------------
+
+PLANS = ["I will check the weather first.", "Let me look up the weather now.", "我先查一下天气。"]
+CUT_JSON = '{"action": "get_weather", "action_input": "北'
+
+
+def _unknown_tool(protocol: str) -> str | AIMessage:
+    if protocol == "json":
+        return act("tool_1", "x")
+    return AIMessage(content="", tool_calls=[{"name": "tool_1", "args": {}, "id": "c1"}])
+
+
+def _plan_patterns(protocol: str = "json") -> dict[str, list[str | AIMessage]]:
+    return {
+        "plan alone": [PLANS[0]],
+        "plans that differ": list(PLANS),
+        "plan and unknown tool": [PLANS[0], _unknown_tool(protocol)],
+        "plan and cut JSON": [PLANS[1], CUT_JSON],
+    }
+
+
+@pytest.mark.parametrize("protocol", ["json", "tool_calling"])
+@pytest.mark.parametrize("max_errors", [1, 2, 3])
+@pytest.mark.parametrize("pattern", list(_plan_patterns()))
+def test_a_model_that_only_plans_is_stopped_within_2_max_errors_plus_1(
+    run, pattern, max_errors, protocol
+):
+    replies = itertools.cycle(_plan_patterns(protocol)[pattern])
+    llm = FunctionChatModel(lambda messages, tools: next(replies))
+    agent = create_agent(llm, [get_weather], max_errors=max_errors, max_loops=60, protocol=protocol)
+    result = run(agent)
+    assert result.stop_reason in (StopReason.MAX_ERRORS, StopReason.DRIFT), result.output
+    assert result.output is None  # a plan is never the answer
+    assert result.loops <= 2 * max_errors + 1
+    if pattern == "plan alone":
+        assert result.stop_reason is StopReason.MAX_ERRORS
+        assert result.error.error_class is ErrorClass.PLAN
+        assert PLANS[0] in result.error.message  # the plan, quoted
