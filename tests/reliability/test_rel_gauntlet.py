@@ -185,8 +185,14 @@ def _problems(
             bad.append(f"{cell}: final with output {result.output!r}, error {result.error}")
         return bad
     error = result.error
-    if result.output is not None or error is None:
+    if error is None:
+        return [*bad, f"{cell}: non-final stop without an error"]
+    # A stop with results in hand delivers them, marked incomplete (issue 41), and only them.
+    delivered = result.answer is not None and result.answer.source == "results"
+    if result.output is not None and not (delivered and result.answer.complete is False):
         return [*bad, f"{cell}: non-final stop with output {result.output!r}, error {error}"]
+    if delivered and not result.output.startswith("probe("):
+        bad.append(f"{cell}: delivered {result.output[:200]!r}, not the results in plain lines")
     if not (1 <= error.step <= result.loops and error.stage and error.message):
         bad.append(f"{cell}: error does not name its step/stage: {error!r}")
     if not isinstance(error.error_class, ErrorClass):

@@ -62,4 +62,6 @@ def test_an_injected_action_does_not_end_a_run_that_never_answers(
     llm = ScriptedChatModel([act("hostile", f"城市{k}") for k in range(3)])
     result = run(create_agent(llm, [hostile], max_loops=3))
     assert result.stop_reason is StopReason.MAX_LOOPS
-    assert result.output is None
+    # No answer came: the results are delivered as what they are (issue 41), never "pwned".
+    assert result.output != "pwned" and result.answer.source == "results"
+    assert result.answer.complete is False and result.output.startswith("hostile(城市0): ")

@@ -27,7 +27,7 @@ from typing import Any
 
 import regex
 
-__all__ = ["is_receipt"]
+__all__ = ["holds_nothing", "is_receipt"]
 
 _RECEIPT_CHARS = 200
 #: More words than this make a line data (more than a sentence: news, a description).
@@ -71,6 +71,20 @@ def is_receipt(text: str) -> bool:
     if isinstance(value, list | int | float):
         return False  # a list or a bare number is data (an empty list is caught above)
     return not _facts_in(stripped) and len(_WORD.findall(stripped)) <= _RECEIPT_WORDS
+
+
+def holds_nothing(text: str) -> bool:
+    """Whether a result holds nothing at all an answer could be written from: nothing
+    (``null``, ``{}``, ``[]``), or an object of identifiers, flags and statuses only. A line
+    of words is not judged here: without reading its language it may be data ("Sunny")."""
+    stripped = text.strip()
+    if not stripped or stripped in _EMPTY:
+        return True
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return False
+    return isinstance(value, Mapping) and all(_receipt_field(k, v) for k, v in value.items())
 
 
 def _receipt_field(key: Any, value: Any) -> bool:

@@ -39,7 +39,7 @@ from ...errors import ActionParseError, ErrorClass
 from ...rules.gathered import gathered
 from ...rules.limits import Limits, run_limits
 from ...rules.structured import ResponseFormat
-from ...state import AgentState, AnswerRecord, StopReason, Trigger
+from ...state import AgentState, AnswerRecord, Repair, StopReason, Trigger
 from .._base import Stage
 from ..clean import extract_json
 from ..llm import CONTEXT_OVERFLOW, CallLLM
@@ -50,7 +50,7 @@ from ._judge import judge
 from ._language import language_of
 from ._options import Answer
 from ._question import asks_verbatim, shape_of
-from ._receipts import is_receipt
+from ._receipts import holds_nothing, is_receipt
 from ._reply import named, read_lines, read_text, words_of_reply
 from ._request import Asking, Batch, batches, key_label, lines_schema, request
 from ._writing import Writing, counted, nothing_to_report, outcome, stopped
@@ -205,7 +205,7 @@ class WriteAnswer(Stage):
             if verdict.draft is None or verdict.draft == state.output:
                 return state  # a run with no results is left as it is
             return dataclasses.replace(state, output=verdict.draft, answer=record)
-        if all(is_receipt(r.text) and not r.media for r in results):
+        if _nothing_to_write_from(verdict.repair, verdict.draft, results):
             return nothing_to_report(state, record, verdict.draft, results)
         left, why = self._calls_left(state, config)
         writing = Writing()
@@ -354,6 +354,21 @@ class WriteAnswer(Stage):
                 ask = steps.send(await self._caller(ask).arun(ask.state, config))
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
+
+
+#: Repairs a model's usable answer may be spared when its results hold no data to write from.
+_SECOND_GUESSES = frozenset({Repair.OMITS, Repair.ECHO, Repair.COMPOSE})
+
+
+def _nothing_to_write_from(repair: str, draft: str | None, results: Sequence[Result]) -> bool:
+    """Whether writing from ``results`` could only invent: with the model's own usable
+    answer, results that are all receipts (acknowledgements, by what they hold); with no
+    answer at all, results that hold nothing whatever (null, ``[]``, ids and statuses)."""
+    if any(r.media for r in results):
+        return False
+    if draft is not None and repair in _SECOND_GUESSES:
+        return all(is_receipt(r.text) for r in results)
+    return draft is None and all(holds_nothing(r.text) for r in results)
 
 
 def _json_or_text(text: str) -> Any:
