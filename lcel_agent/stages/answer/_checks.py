@@ -76,8 +76,11 @@ class Evidence:
 class AnswerCheck(Protocol):
     """What ``answer_checks`` takes: a named callable, ``(answer, record) -> reason | None``."""
 
-    name: str
-    writes: bool
+    # Read-only, so a frozen dataclass (Check) and a class attribute (omits) both fit.
+    @property
+    def name(self) -> str: ...
+    @property
+    def writes(self) -> bool: ...
 
     def __call__(self, answer: str, record: Evidence) -> str | None: ...
 
@@ -171,8 +174,8 @@ def checks_of(value: Sequence[object] | None) -> tuple[AnswerCheck, ...]:
     for item in value:
         if isinstance(item, AnswerCheck):
             check: AnswerCheck = item
-        elif callable(item) and isinstance(getattr(item, "__name__", None), str):
-            check = Check(item.__name__, item)  # type: ignore[arg-type]
+        elif callable(item) and isinstance(name := getattr(item, "__name__", None), str):
+            check = Check(name, item)  # type: ignore[arg-type]
         else:
             raise TypeError(f"an answer check must be callable, not {type(item).__name__}")
         if check.name in names:
