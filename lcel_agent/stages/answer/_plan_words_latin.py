@@ -17,23 +17,38 @@ def _turkish(text: str) -> str:
 
 # Turkish: the act verb's stem with 1sg future -(y)AcAğIm, optative -(y)AyIm / 1pl -(y)AlIm,
 # or the present -iyorum said of what comes next ("hemen bakıyorum").
-_TR_C = any_of("bak", "bul", "sor", "öğren", "araştır", "çağır", "getir", "kullan", r"göz\s+at",
+_TR_C = any_of("bak", "bul", "sor", "öğren", "araştır", "çağır", "getir", "kullan", r"göz\s+at", "aç",
              r"kontrol\s+ed", r"teyit\s+ed", r"check\s+ed", r"göz\s+gezdir")  # fmt: skip
-_TR_V = any_of("ara", "sorgula", "incele", "tara", "hesapla", "yokla", "denetle", "doğrula")
+_TR_V = any_of(
+    "ara", "sorgula", "incele", "doğrula", "tara", "hesapla", "yokla", "denetle", "doğrula", "oku"
+)
+# "I need to look": the verbal noun with 1sg -m and gerek/lazım ("bakmam gerekiyor").
+_TR_NEED = any_of("bak", "bul", "sor", "öğren", "araştır", "aç", "oku", "ara", "sorgula", "incele", "doğrula",
+                  r"kontrol\s+et", r"teyit\s+et", r"gözden\s+geçir")  # fmt: skip
 _TR = [
     _B
     + rf"(?:{_TR_C}(?:acağım|eceğim|ayım|eyim|alım|elim)|{_TR_V}(?:yacağım|yeceğim|yayım|yeyim|yalım|yelim)"
-    r"|bakıyorum|arıyorum|araştırıyorum|kontrol\s+ediyorum|sorguluyorum|inceliyorum)" + _E
+    r"|bakıyorum|arıyorum|araştırıyorum|kontrol\s+ediyorum|sorguluyorum|inceliyorum)" + _E,
+    _B + rf"{_TR_NEED}m[ae]m\s+(?:gerek\w*|lazım)" + _E,
+    _B + r"(?:arama|araştırma|kontrol|sorgu|sorgulama|inceleme)\s+yap(?:acağım|ayım|alım)" + _E,
 ]
 _TR_UNLESS = _B + r"(?:ister(?:se|sen|seniz|siniz)|dilerseniz|eğer|arzu\s+ederseniz)" + _E
 
 # Vietnamese: "tôi sẽ", "để tôi", "tôi cần", "chúng ta hãy" within three words of an act verb.
+# A subject pronoun opens its clause: after a stop, a comma or a linking word, never after
+# a noun it would then own ("đồng nghiệp của tôi sẽ kiểm tra": my colleague will check).
+_VI_OPENS = (
+    r"(?:^|(?<=[,;:.!?]\s*)|(?<=(?:^|\s)(?:bây giờ|giờ|giờ thì|trước tiên|trước hết|đầu tiên|tiếp theo|sau đó"
+    r"|rồi|vậy|vậy thì|nên|thì|ok|okay|vâng|dạ|được rồi|được|và|nhưng|xong|ngay bây giờ)\s+))"
+)
 _VI_INTENT = (
-    _B + r"(?:(?:tôi|mình|em|tớ|chúng tôi|chúng mình)\s+(?:sẽ|cần|phải|xin|đi|muốn)"
-    r"|(?:để|hãy để|cho)\s+(?:tôi|mình|em|tớ)|(?:chúng ta|chúng mình|mình|ta)\s+(?:hãy|cùng)|hãy\s+cùng)"
+    rf"(?:{_VI_OPENS}(?:tôi|mình|em|tớ|chúng tôi|chúng mình)\s+(?:sẽ|cần|phải|xin|đi|muốn)"
+    r"|"
+    + _B
+    + r"(?:(?:để|hãy để|cho)\s+(?:tôi|mình|em|tớ)|(?:chúng ta|chúng mình|mình|ta)\s+(?:hãy|cùng)|hãy\s+cùng))"
 )
 _VI_ACT = any_of("kiểm tra", "tìm kiếm", "tìm", "tra cứu", "tra", "xem", "gọi", "lấy", "dùng", "sử dụng",
-               "truy vấn", "hỏi", "xác minh", "tham khảo") + _E  # fmt: skip
+               "truy vấn", "hỏi", "xác minh", "tham khảo", "mở", "đọc") + _E  # fmt: skip
 _VI = [near(_VI_INTENT, _VI_ACT, 3)]
 _VI_UNLESS = _B + r"(?:nếu|sẽ không|không thể|chưa thể|có muốn|có cần)" + _E
 
@@ -44,14 +59,20 @@ _ID_ACT = any_of(
     "melihat", "lihat", "menelusuri", "telusuri", "memanggil", "panggil", "menggunakan", "gunakan",
     "memakai", "pakai", "mengambil", "ambil", "mendapatkan", "dapatkan", "menanyakan", "tanyakan",
     "menyemak", "semak", "meninjau", "tinjau", "memastikan", "pastikan", "mengakses", "akses",
+    "membuka", "buka", "membaca", "baca",
 ) + _E  # fmt: skip
+# As in Vietnamese, the subject opens its clause ("rekan saya akan memeriksa": my colleague).
+_ID_OPENS = (
+    r"(?:^|(?<=[,;:.!?]\s*)|(?<=(?:^|\s)(?:sekarang|kemudian|lalu|selanjutnya|pertama|pertama-tama|oke|ok|baik"
+    r"|baiklah|nah|jadi|maka|setelah\s+itu|sebentar|dan|tapi|namun|kalau\s+begitu|ya|sip|siap|dulu)\s+))"
+)
 _ID_INTENT = (
-    _B + r"(?:(?:saya|aku|kami|gue|gua)\s+(?:akan|perlu|harus|mau|ingin|hendak|coba|cuba|nak)"
-    r"|(?:biar|biarkan|izinkan|ijinkan|mari|ayo|coba)\s+(?:saya|aku|kami|kita|gue))"
+    rf"(?:{_ID_OPENS}(?:saya|aku|kami|gue|gua)\s+(?:akan|perlu|harus|mau|ingin|hendak|coba|cuba|nak)"
+    r"|" + _B + r"(?:biar|biarkan|izinkan|ijinkan|mari|ayo|coba)\s+(?:saya|aku|kami|kita|gue))"
 )
 _ID = [
     near(_ID_INTENT, _ID_ACT, 3),
-    _B
+    _ID_OPENS
     + r"(?:saya|aku)\s+(?:cek|periksa|cari|lihat|semak)(?:kan)?\s+(?:dulu|dahulu|sebentar|sekarang)"
     + _E,
 ]
@@ -91,6 +112,7 @@ _SW = [
     _B + rf"(?:ni|tu)ta(?:{_SW_OBJ}{_SW_ACT}|tumia|linganisha|piga\s+simu)" + _E,
     _B + rf"(?:ngoja|ngojeni|hebu|wacha|acha|niache|niruhusu)\s+ni{_SW_OBJ}{_SW_SUBJ}" + _E,
     _B + rf"tu{_SW_SUBJ}" + _E,
+    _B + rf"(?:ni)?na(?:hitaji|taka|paswa)\s+ku(?:{_SW_ACT}|tumia)" + _E,
 ]
 _SW_UNLESS = _B + r"(?:[um]ki\w+|ikiwa|iwapo|kama\s+(?:unataka|ungependa|mnataka|mngependa))" + _E
 
@@ -98,7 +120,8 @@ _SW_UNLESS = _B + r"(?:[um]ki\w+|ikiwa|iwapo|kama\s+(?:unataka|ungependa|mnataka
 # in one sentence (Dutch puts the infinitive last, after the object).
 _NL_INTENT = (
     _B + r"(?:ik\s+(?:ga|zal|moet|wil)|laat\s+(?:me|mij)|laten\s+we"
-    r"|(?:eerst|nu|daarna|dan|vervolgens|straks|meteen)\s+(?:ga|zal|moet|kijk|zoek|check|controleer|bekijk|raadpleeg)\s+ik"
+    r"|(?:ga|zal|moet)\s+ik"
+    r"|(?:eerst|nu|daarna|dan|vervolgens|straks|meteen)\s+(?:kijk|zoek|check|controleer|bekijk|raadpleeg)\s+ik"
     r"|even\s+(?:kijken|zoeken|checken|nakijken|opzoeken)"
     r"|ik\s+(?:kijk|zoek|check|controleer)\s+(?:het\s+|dat\s+|dit\s+)?(?:even|nu|eerst|meteen|snel))"
     + _E
@@ -106,9 +129,11 @@ _NL_INTENT = (
 _NL_ACT = _B + any_of(
     "controleren", "checken", "zoeken", "opzoeken", "bekijken", "kijken", "nakijken", "opvragen",
     "ophalen", "aanroepen", "gebruiken", "vinden", "raadplegen", "nagaan", "uitzoeken", "zoek", "kijk",
-    "check", "controleer", "bekijk", "raadpleeg",
+    "check", "controleer", "bekijk", "raadpleeg", "navragen", "nazoeken", "openen", "lezen", "doorlezen",
+    "berekenen",
 ) + _E  # fmt: skip
-_NL = [both(_NL_INTENT, _NL_ACT)]
+# The separable "opzoeken" in the present, said of what comes next: "ik zoek de koers op".
+_NL = [both(_NL_INTENT, _NL_ACT), _B + r"ik\s+zoek\s.*\sop\s*[.!]?$"]
 _NL_UNLESS = (
     _B
     + r"(?:niet|geen|indien|mocht|mochten|ervan\s+uit|als\s+(?:u|je|jij|jullie)\s+(?:dat\s+)?(?:wilt|wil|wenst))"
@@ -120,12 +145,12 @@ _NL_UNLESS = (
 # Czech: 1sg perfective future (zkontroluji), 1pl and "let's", "I must / let me" + infinitive.
 _CS_INFINITIVE = any_of(
     "zkontrolovat", "vyhledat", "najít", r"podívat\s+se", "použít", "zjistit", "ověřit",
-    "prohledat", "načíst", "otevřít", "spočítat", r"zeptat\s+se", "hledat", "prověřit",
+    "prohledat", "načíst", "otevřít", "spočítat", r"zeptat\s+se", "hledat", "prověřit", "vytáhnout", "stáhnout",
 ) + _E  # fmt: skip
 _CS = [
     _B
     + r"(?:zkontroluji|zkontroluju|vyhledám|najdu|podívám\s+se|se\s+podívám|použiji|použiju|zjistím|"
-    r"ověřím|prohledám|načtu|otevřu|spočítám|zeptám\s+se|se\s+zeptám|projdu|prověřím|nahlédnu|mrknu|"
+    r"ověřím|prohledám|načtu|otevřu|vytáhnu|stáhnu|spočítám|zeptám\s+se|se\s+zeptám|projdu|prověřím|nahlédnu|mrknu|"
     r"zkontrolujeme|vyhledáme|podíváme\s+se|se\s+podíváme|zkontrolujme|podívejme\s+se|vyhledejme|"
     r"zavolám\s+(?:nástroj|funkci))" + _E,
     near(
