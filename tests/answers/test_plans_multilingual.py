@@ -23,8 +23,7 @@ from typing import Any
 
 import pytest
 
-from lcel_agent.stages.answer import is_plan
-from lcel_agent.stages.answer._language import PLAN_LANGUAGES, language_of, plan_language
+from lcel_agent.stages.answer import PLAN_LANGUAGES, is_plan, language_of, plan_language
 
 ROWS: list[dict[str, Any]] = [
     json.loads(line)
