@@ -133,9 +133,13 @@ def test_data_is_no_receipt(text):
 def test_a_plan_in_a_language_not_read_is_left_as_words():
     tools = ["get_weather"]
     assert is_plan("I'll check the weather in Jakarta first.", tools)
-    assert not is_plan("Saya akan memeriksa cuaca di Jakarta terlebih dahulu.", tools)
+    assert is_plan(
+        "Saya akan memeriksa cuaca di Jakarta terlebih dahulu.", tools
+    )  # a plan language
+    assert not is_plan("Először megnézem az időjárást Debrecenben.", tools)  # Hungarian: not read
     # What needs no language is read in any: a call written out, a tool named.
-    assert is_plan("Saya akan memanggil get_weather(Jakarta).", tools)
+    assert is_plan("Először meghívom a get_weather(Debrecen) függvényt.", tools)
     # A reply too short to place goes by the question's language.
     assert is_plan("Let me check.", tools, question="What is the weather in Paris?")
-    assert not is_plan("Sprawdzę.", tools, question="Jaka jest pogoda w Poznaniu?")
+    assert is_plan("Sprawdzę.", tools, question="Jaka jest pogoda w Poznaniu?")
+    assert not is_plan("Megnézem.", tools, question="Milyen idő van ma Debrecenben?")

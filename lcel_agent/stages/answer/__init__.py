@@ -8,8 +8,10 @@ replaces it whole, and no other stage reads its options. The rules, each in its 
 * :mod:`._sendback`: an answer given while acting, sent back once for a check;
 * :mod:`._judge`: does the model's own answer stand, or does the stage write one;
 * :mod:`._omits`: does an answer provably leave out a fact the question asks for;
-* :mod:`._plans`: is a reply in words a plan;
-* :mod:`._language`: which language a text is in, among those the word rules read;
+* :mod:`._plans`: is a reply in words a plan; :mod:`._plan_lexicon`, how a plan reads in
+  the 17 plan languages, and :mod:`._plan_words_latin`, :mod:`._plan_words_scripts`, their words;
+* :mod:`._language`: which language a text is in, among those the word rules read (and,
+  for plans, among 17 more);
 * :mod:`._question`: a report or a decision, and is a verbatim quote asked for;
 * :mod:`._echo`: is a reply the results copied out;
 * :mod:`._receipts`: is a result only an acknowledgement;
@@ -33,7 +35,7 @@ from ._checks import (
 )
 from ._echo import copies, echoes
 from ._judge import Verdict, judge
-from ._language import READ_LANGUAGES, language_of
+from ._language import PLAN_LANGUAGES, READ_LANGUAGES, language_of, plan_language
 from ._omits import omitted
 from ._options import Answer, AnswerMode, OutputMode
 from ._plans import is_plan, names_tool
@@ -44,6 +46,7 @@ from ._stage import WriteAnswer
 
 __all__ = [
     "DEFAULT_CHECKS",
+    "PLAN_LANGUAGES",
     "QUESTION_MARKS",
     "READ_LANGUAGES",
     "Answer",
@@ -70,5 +73,6 @@ __all__ = [
     "omits",
     "omitted",
     "plan",
+    "plan_language",
     "shape_of",
 ]

@@ -9,10 +9,14 @@ once with a short notice; given again, it is no answer. A reply is *plainly* a p
 * one of its sentences says the model will act: a first-person intent ("I'll", "Let
   me", "我先", "je vais", ...) together with a verb of looking something up or calling
   ("check", "search", "call", "查询", "vérifier", ...), in English, Chinese, Japanese,
-  Korean, French, German, Spanish, Portuguese, Italian or Russian: only in a reply in
-  one of those (:mod:`._language`; a reply too short to tell goes by the
-  question's language). In any other language a plan in words is not read as one, and
-  the model's words stand.
+  Korean, French, German, Spanish, Portuguese, Italian or Russian, and in the
+  :data:`~._language.PLAN_LANGUAGES`: Arabic, Hebrew, Hindi, Bengali, Tamil, Thai,
+  Turkish, Vietnamese, Indonesian and Malay, Polish, Swahili, Persian, Greek, Dutch,
+  Ukrainian, Czech and Urdu (how: :mod:`._plan_lexicon`; there a plan quoted, a
+  question or an offer on a condition is none). Only in a reply in one of those
+  (:func:`~._language.plan_language`; a reply too short to tell goes by the question's
+  language). In any other language a plan in words is not read as one, and the model's
+  words stand.
 
 Anything else in words is an answer: a short "Done.", a yes, a sentence that quotes
 nothing of the results. Names of tools that are ordinary words (``search``, ``read``)
@@ -24,7 +28,11 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from ._language import could_be_read, language_of, main_script
+import regex
+
+from ._language import could_be_read, fits_language, language_of, main_script, plan_language
+from ._plan_words_latin import LATIN
+from ._plan_words_scripts import SCRIPTS
 
 __all__ = ["is_plan", "names_tool"]
 
@@ -97,6 +105,42 @@ def _read(text: str, question: str | None) -> bool:
     return (same and language_of(question or "") is not None) or could_be_read(text)
 
 
+#: How plans read in each of the plan languages.
+LEXICONS = {**SCRIPTS, **LATIN}
+# A span in quotation marks: someone else's words ("He wrote: «I'll check tomorrow»").
+_QUOTED = regex.compile(r'(?<!\w)["“„«»「『][^"“”„«»「」『』\n]{1,400}["”“»«」』](?!\w)')
+_CLAUSES = regex.compile(r"(?<=[.!?。！？\n؟۔।॥;])")
+_QUESTION_MARKS = ("?", "؟", "？")
+
+
+def _says_in(text: str, language: str) -> bool:
+    """Whether a sentence of ``text`` says, in ``language``'s words, that the model will
+    act: not a question ("Shall I check?"), an offer on a condition, or a quote."""
+    lexicon = LEXICONS[language]
+    for sentence in _CLAUSES.split(_QUOTED.sub(" ", lexicon.fold(text))):
+        sentence = sentence.strip()
+        # Greek writes its question mark as ";" (NFC makes U+037E one).
+        if sentence.endswith(_QUESTION_MARKS) or (language == "el" and sentence.endswith(";")):
+            continue
+        if lexicon.unless is not None and lexicon.unless.search(sentence):
+            continue
+        if lexicon.says.search(sentence):
+            return True
+    return False
+
+
+def _plan_languages(text: str, question: str | None) -> list[str]:
+    """The plan languages ``text`` is read in: its own, and, for a reply too short to
+    place surely, the question's when the reply is written in its letters."""
+    own = plan_language(text)
+    found = [own] if own in LEXICONS else []
+    if question and sum(c.isalpha() for c in text) < _SHORT_REPLY:
+        asked = plan_language(question)
+        if asked in LEXICONS and asked != own and fits_language(text, asked):
+            found.append(asked)
+    return found
+
+
 def is_plan(
     text: str, tools: Collection[str], called: Collection[str] = (), *, question: str | None = None
 ) -> bool:
@@ -115,9 +159,12 @@ def is_plan(
         return True  # a call written out (get_weather(上海), get_weather: 上海), made or not
     if any(names_tool(stripped, name) for name in tools if name not in called):
         return True
-    if not tools or not _read(stripped, question):
-        return False  # no tools: nothing to plan; words not read: they stand
-    return any(
+    if not tools:
+        return False  # nothing to plan
+    if _read(stripped, question) and any(
         _INTENT_RE.search(sentence) is not None and _ACT_RE.search(sentence) is not None
         for sentence in _SENTENCES.split(stripped)
-    )
+    ):
+        return True
+    # The plan languages; in any other the words are not read, and they stand.
+    return any(_says_in(stripped, language) for language in _plan_languages(stripped, question))
