@@ -51,8 +51,24 @@ KINDS = {
     "stopped_with_answer",
 }
 
+#: Held-out cases the rules still get wrong, each with why. They are measured, not hidden:
+#: strict, so the day a rule reads one of them this list must shrink.
+KNOWN_MISSES = {
+    "omits-city-uk": (
+        "the asked city is inflected with a changed stem (Львів, asked as Львові): no rule "
+        "ties the result to the question, so the dropped city is not proven (issue 41)"
+    ),
+}
+
 RUNS = [
-    pytest.param(case, protocol, id=f"{case['id']}[{protocol}]")
+    pytest.param(
+        case,
+        protocol,
+        id=f"{case['id']}[{protocol}]",
+        marks=[pytest.mark.xfail(reason=KNOWN_MISSES[case["id"]], strict=True)]
+        if case["id"] in KNOWN_MISSES
+        else [],
+    )
     for case in HELDOUT
     for protocol in protocols_of(case)
 ]
