@@ -184,10 +184,10 @@ def task_table_rows() -> dict[str, Callable[..., object]]:
 
 def real_rows() -> dict[str, Callable[..., object]]:
     """The real-model benchmark's rows (benchmarks/real/run.py)."""
-    from benchmarks.real.frameworks import ROWS
+    from benchmarks.real.rows import ROWS
 
     def drive(row: Any) -> Callable[..., object]:
-        return lambda llm, tools, max_loops: row.build(llm, tools, max_loops=max_loops)(
+        return lambda llm, tools, max_loops: row.peer(llm, tools, max_loops=max_loops)(
             TASKS["article"].prompt
         )
 
