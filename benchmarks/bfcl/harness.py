@@ -21,20 +21,22 @@ A framework that raises is a result, not a crash of the harness.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, convert_to_messages
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
 
 from benchmarks.bfcl._bfcl import bfcl_ready
 from benchmarks.bfcl.backends import LiveBackends, NoBackend, Recorder
 from benchmarks.bfcl.entries import is_multi_turn
-from benchmarks.bfcl.frameworks import Turn, TurnOutcome
 from benchmarks.bfcl.recording import CallLog, Meter
 from benchmarks.bfcl.schema import make_tools
 from benchmarks.bfcl.scoring import Verdict, score_multi_turn, score_single_turn
+from benchmarks.peers import Outcome
 from lcel_agent import AgentResult
 
 bfcl_ready()
@@ -48,6 +50,16 @@ from bfcl_eval.constants.default_prompts import (  # noqa: E402
 OnTurn = Callable[[int, dict[str, Any]], None]
 
 
+class Turn(Protocol):
+    """Runs one user turn on one framework: a row's ``turn`` (``peers.turn`` with its peer),
+    or a stand-in (the ground-truth replay)."""
+
+    def __call__(
+        self, llm: BaseChatModel, tools: Sequence[BaseTool], history: list[BaseMessage],
+        user: list[BaseMessage], *, max_loops: int, config: RunnableConfig,
+    ) -> Outcome: ...  # fmt: skip
+
+
 @dataclass
 class EntryRun:
     """One entry's run: the record the results file keeps, and lcel_agent's results."""
@@ -57,7 +69,7 @@ class EntryRun:
 
 
 def _turn_record(
-    outcome: TurnOutcome, log: CallLog, meter: Meter, turn: int, first_call: int, wall: float
+    outcome: Outcome, log: CallLog, meter: Meter, turn: int, first_call: int, wall: float
 ) -> dict[str, Any]:
     calls = meter.calls[first_call:]
     return {
@@ -83,11 +95,11 @@ def _answer(messages: list[BaseMessage]) -> str | None:
 def _run_turn(
     turn: Turn, llm: BaseChatModel, tools: list[Any], history: list[BaseMessage],
     user: list[BaseMessage], meter: Meter, max_loops: int,
-) -> TurnOutcome:  # fmt: skip
+) -> Outcome:  # fmt: skip
     try:
         return turn(llm, tools, history, user, max_loops=max_loops, config={"callbacks": [meter]})
     except Exception as exc:  # an adapter or framework bug: recorded, and the entry goes on
-        return TurnOutcome(list(user), f"crashed: {type(exc).__name__}", str(exc)[:500])
+        return Outcome(f"crashed: {type(exc).__name__}", list(user), detail=str(exc)[:500])
 
 
 def run_entry(

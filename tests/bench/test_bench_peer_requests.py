@@ -196,7 +196,7 @@ def real_rows() -> dict[str, Callable[..., object]]:
 
 def bfcl_rows() -> dict[str, Callable[..., object]]:
     """BFCL's rows, each as the harness takes it."""
-    from benchmarks.bfcl.frameworks import ROWS
+    from benchmarks.bfcl.rows import ROWS
 
     return {key: row.turn for key, row in ROWS.items()}
 
