@@ -172,14 +172,14 @@ def _capture(drive: Callable[[FunctionChatModel], object], llm: FunctionChatMode
 
 def task_table_rows() -> dict[str, Callable[..., object]]:
     """The task tables' rows (benchmarks/run_all.py): build, then run the task."""
-    from benchmarks._frameworks import FRAMEWORKS
+    from benchmarks._tasks import FRAMEWORKS
 
-    def drive(build: Any) -> Callable[..., object]:
-        return lambda llm, tools, max_loops: build(llm, tools, max_loops=max_loops)(
+    def drive(peer: Any) -> Callable[..., object]:
+        return lambda llm, tools, max_loops: peer(llm, tools, max_loops=max_loops)(
             ARTICLE_TASK.prompt
         )
 
-    return {label: drive(build) for label, build in FRAMEWORKS}
+    return {label: drive(peer) for label, peer in FRAMEWORKS}
 
 
 def real_rows() -> dict[str, Callable[..., object]]:
