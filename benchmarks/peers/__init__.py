@@ -34,7 +34,6 @@ crash; a framework that is not installed raises :class:`Unavailable` when it is 
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -131,13 +130,6 @@ def _messages(user: User) -> list[BaseMessage]:
 def _failed(user: User, exc: Exception, stop: str | None = None) -> Outcome:
     """A framework's exception as its outcome."""
     return Outcome(stop or type(exc).__name__, _messages(user), detail=str(exc)[:500])
-
-
-def _have(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
 
 
 def lcel(
@@ -245,22 +237,40 @@ def classic_executor(
 LANGGRAPH_OUT_OF_STEPS = "Sorry, need more steps to process this request."
 
 
-def _graph_outcome(state: dict[str, Any], history: Sequence[BaseMessage]) -> Outcome:
-    """The run's messages from the graph's state; ``final`` when the last is an answer."""
-    new = list(state["messages"][len(history) :])
-    last = new[-1] if new else None
-    if not isinstance(last, AIMessage) or last.tool_calls:
-        return Outcome("call_limit", new)
-    answer = text(last)
-    if answer.strip() == LANGGRAPH_OUT_OF_STEPS:
-        return Outcome("recursion_limit", new)
-    if "limit" in answer.lower() and "model call" in answer.lower():
-        return Outcome("call_limit", new)
-    return Outcome("final", new, answer)
+def _graph(graph: Any, recursion_limit: int) -> Agent:
+    """A LangGraph agent's runs: the state's new messages, ``final`` when the last answers.
+
+    The run's stop is LangGraph's ``recursion_limit`` where its graph raised
+    ``GraphRecursionError`` or answered :data:`LANGGRAPH_OUT_OF_STEPS`, and ``call_limit``
+    where it ended on a tool call or on LangChain's model-call limit's message.
+    """
+
+    def run(
+        user: User, history: Sequence[BaseMessage] = (), config: RunnableConfig | None = None
+    ) -> Outcome:
+        asked = {"messages": [*history, *_messages(user)]}
+        try:
+            state = graph.invoke(asked, {**(config or {}), "recursion_limit": recursion_limit})
+        except Exception as exc:  # a framework's failure is a result here, not a crash
+            recursion = type(exc).__name__ == "GraphRecursionError"
+            return _failed(user, exc, "recursion_limit" if recursion else None)
+        new = list(state["messages"][len(history) :])
+        last = new[-1] if new else None
+        if not isinstance(last, AIMessage) or last.tool_calls:
+            return Outcome("call_limit", new)
+        answer = text(last)
+        if answer.strip() == LANGGRAPH_OUT_OF_STEPS:
+            return Outcome("recursion_limit", new)
+        if "limit" in answer.lower() and "model call" in answer.lower():
+            return Outcome("call_limit", new)
+        return Outcome("final", new, answer)
+
+    return run
 
 
 def langchain_v1() -> Peer:
-    """LangChain 1.x ``create_agent`` with ``ModelCallLimitMiddleware(run_limit=max_loops)``."""
+    """LangChain 1.x ``create_agent`` with ``ModelCallLimitMiddleware(run_limit=max_loops)``;
+    the graph's recursion limit is high (200), so the middleware ends a long run."""
 
     def build(llm: BaseChatModel, tools: Sequence[BaseTool], *, max_loops: int) -> Agent:
         try:
@@ -271,31 +281,19 @@ def langchain_v1() -> Peer:
                 f"langchain 1.x create_agent/ModelCallLimitMiddleware: {exc}"
             ) from None
         limit = ModelCallLimitMiddleware(run_limit=max_loops)
-        graph = lc_create_agent(llm, list(tools), middleware=[limit])
-
-        def run(
-            user: User, history: Sequence[BaseMessage] = (), config: RunnableConfig | None = None
-        ) -> Outcome:
-            asked = {"messages": [*history, *_messages(user)]}
-            try:
-                state = graph.invoke(asked, {**(config or {}), "recursion_limit": 200})  # type: ignore[call-overload]
-            except Exception as exc:
-                return _failed(user, exc)
-            return _graph_outcome(state, history)
-
-        return run
+        return _graph(lc_create_agent(llm, list(tools), middleware=[limit]), 200)
 
     return build
 
 
 def langgraph_graph(llm: BaseChatModel, tools: Sequence[BaseTool], **options: Any) -> Any:
     """LangGraph's prebuilt ``create_react_agent`` graph (its deprecation warning quiet)."""
-    if not _have("langgraph"):
-        raise Unavailable("langgraph is not installed")
     with warnings.catch_warnings():  # deprecated in favour of langchain.agents.create_agent
         warnings.simplefilter("ignore")
-        from langgraph.prebuilt import create_react_agent
-
+        try:
+            from langgraph.prebuilt import create_react_agent
+        except ImportError:
+            raise Unavailable("langgraph is not installed") from None
         return create_react_agent(llm, list(tools), **options)
 
 
@@ -311,21 +309,6 @@ def langgraph_prebuilt(extra_steps: int = 0) -> Peer:
     """
 
     def build(llm: BaseChatModel, tools: Sequence[BaseTool], *, max_loops: int) -> Agent:
-        graph = langgraph_graph(llm, tools)
-
-        def run(
-            user: User, history: Sequence[BaseMessage] = (), config: RunnableConfig | None = None
-        ) -> Outcome:
-            limit = {"recursion_limit": 2 * max_loops + extra_steps}
-            try:
-                state = graph.invoke(
-                    {"messages": [*history, *_messages(user)]}, {**(config or {}), **limit}
-                )
-            except Exception as exc:
-                recursion = type(exc).__name__ == "GraphRecursionError"
-                return _failed(user, exc, "recursion_limit" if recursion else None)
-            return _graph_outcome(state, history)
-
-        return run
+        return _graph(langgraph_graph(llm, tools), 2 * max_loops + extra_steps)
 
     return build

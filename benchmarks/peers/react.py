@@ -47,28 +47,10 @@ Thought:{agent_scratchpad}"""
 #: :data:`REACT_PROMPT` with the previous conversation before the question, as its
 #: conversational variant carries ``chat_history``, and Action Input spelled out as a JSON
 #: object (the tools take several arguments).
-REACT_CHAT_PROMPT = """Answer the following questions as best you can. You have access to the following tools:
-
-{tools}
-
-Use the following format:
-
-Question: the input question you must answer
-Thought: you should always think about what to do
-Action: the action to take, should be one of [{tool_names}]
-Action Input: the input to the action, a JSON object of its arguments
-Observation: the result of the action
-... (this Thought/Action/Action Input/Observation can repeat N times)
-Thought: I now know the final answer
-Final Answer: the final answer to the original input question
-
-Begin!
-
-Previous conversation:
-{chat_history}
-
-Question: {input}
-Thought:{agent_scratchpad}"""
+REACT_CHAT_PROMPT = REACT_PROMPT.replace(
+    "Action Input: the input to the action\n",
+    "Action Input: the input to the action, a JSON object of its arguments\n",
+).replace("Begin!\n\n", "Begin!\n\nPrevious conversation:\n{chat_history}\n\n")
 
 #: LangChain's key for a tool input that was one string rather than an object.
 SINGLE = "__arg1"
