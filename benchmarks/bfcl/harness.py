@@ -21,14 +21,12 @@ A framework that raises is a result, not a crash of the harness.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, convert_to_messages
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool
 
 from benchmarks.bfcl._bfcl import bfcl_ready
 from benchmarks.bfcl.backends import LiveBackends, NoBackend, Recorder
@@ -49,15 +47,9 @@ from bfcl_eval.constants.default_prompts import (  # noqa: E402
 #: Called after each turn with (turn index, that turn's record): the runner's progress lines.
 OnTurn = Callable[[int, dict[str, Any]], None]
 
-
-class Turn(Protocol):
-    """Runs one user turn on one framework: a row's ``turn`` (``peers.turn`` with its peer),
-    or a stand-in (the ground-truth replay)."""
-
-    def __call__(
-        self, llm: BaseChatModel, tools: Sequence[BaseTool], history: list[BaseMessage],
-        user: list[BaseMessage], *, max_loops: int, config: RunnableConfig,
-    ) -> Outcome: ...  # fmt: skip
+#: One user turn on one framework, ``(llm, tools, history, user, *, max_loops, config) ->
+#: Outcome``: a row's ``turn`` (``peers.turn`` with its peer), or the ground-truth replay.
+Turn = Callable[..., Outcome]
 
 
 @dataclass

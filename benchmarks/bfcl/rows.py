@@ -1,18 +1,13 @@
-"""The frameworks BFCL runs, each as ``benchmarks.peers`` drives it, one user turn at a time.
+"""The frameworks BFCL runs (``benchmarks.peers``), each built afresh for every user turn.
 
-    turn = ROWS["lcel-json"].turn
-    outcome = turn(llm, tools, history, [HumanMessage("...")], max_loops=21,
-                   config={"callbacks": [meter]})
+    outcome = ROWS["lcel-json"].turn(llm, tools, history, user, max_loops=21,
+                                     config={"callbacks": [meter]})
     history += outcome.messages          # the user's messages, then what the framework added
 
-Every row gets the conversation so far (earlier turns' user messages, tool calls, tool
-results and answers, whichever framework wrote them) and this turn's user messages, and
-is built afresh for the turn (miss_func's held-out functions join the tools between
-turns). lcel_agent runs at its defaults but for ``llm_timeout`` (:data:`LLM_TIMEOUT`);
-LangGraph's ``recursion_limit`` is ``2 * max_loops``. AgentExecutor's ReAct prompt carries
-the conversation as text, and, BFCL's tools taking several arguments, lists each tool's
-arguments and reads Action Input as a JSON object (``benchmarks.peers.react``). Not
-streamed (``stream=False``), so the server reports usage on every call.
+lcel_agent at its defaults but for ``llm_timeout``; LangGraph's ``recursion_limit`` 2n;
+AgentExecutor unstreamed (the server reports usage on every call), its ReAct prompt
+carrying the conversation as text and, BFCL's tools taking several arguments, reading
+Action Input as a JSON object (``benchmarks.peers.react``).
 """
 
 from __future__ import annotations
