@@ -149,13 +149,12 @@ def lcel(
         def run(
             user: User, history: Sequence[BaseMessage] = (), config: RunnableConfig | None = None
         ) -> Outcome:
-            asked = [*history, *_messages(user)]
-            task = (
-                user if isinstance(user, str) and not history else ChatPromptValue(messages=asked)
-            )
-            result = agent.invoke(task, config)
+            asked = _messages(user)
+            whole = ChatPromptValue(messages=[*history, *asked])
+            # A task alone goes in as the string (the weather tasks), a conversation whole.
+            result = agent.invoke(user if isinstance(user, str) and not history else whole, config)
             return Outcome(
-                result.stop_reason.value, [*_messages(user), *run_messages(result)], result.output,
+                result.stop_reason.value, [*asked, *run_messages(result)], result.output,
                 str(result.error) if result.error is not None else None, result,
             )  # fmt: skip
 
