@@ -27,16 +27,19 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import tool
 from pydantic import PrivateAttr
 
-from benchmarks._frameworks import (
+from benchmarks.peers import (
+    Peer,
     Unavailable,
     classic_executor,
     langchain_v1,
+    langgraph_graph,
     langgraph_prebuilt,
-    lcel,
 )
 from lcel_agent import create_agent
 
 LOOPS = 10
+PEER_LOOPS = 15
+"""The peers' limit (each framework's own mapping of it), well above a run's ``LOOPS``."""
 
 
 @tool
@@ -129,23 +132,9 @@ async def abare_loop(model: ScriptedModel) -> None:
             messages.append(ToolMessage(result, tool_call_id=call["id"]))
 
 
-def _langgraph_graph(model: ScriptedModel) -> Any:
-    """LangGraph's ``create_react_agent`` on ``model`` and ``echo``."""
-    try:
-        import warnings
-
-        with warnings.catch_warnings():  # deprecated in favour of langchain.agents.create_agent
-            warnings.simplefilter("ignore")
-            from langgraph.prebuilt import create_react_agent
-
-            return create_react_agent(model, [echo])
-    except ImportError:
-        raise Unavailable("langgraph is not installed") from None
-
-
 def _langgraph_rows() -> list[Case]:
-    """LangGraph through ``ainvoke``, and both ways with the handler (plain invoke is in _frameworks)."""
-    graph = _langgraph_graph(ScriptedModel())
+    """LangGraph through ``ainvoke``, and both ways with the handler (plain invoke is a peer's)."""
+    graph = langgraph_graph(ScriptedModel(), [echo])
     task = {"messages": [("user", "echo x")]}
     config: Any = {"recursion_limit": 2 * LOOPS + 1}
     traced: Any = {**config, "callbacks": [Quiet()]}
@@ -180,6 +169,7 @@ def _cases() -> tuple[list[Case], list[dict[str, Any]]]:
     missing: list[dict[str, Any]] = []
     model = ScriptedModel()
     agent = create_agent(ScriptedModel(), [echo], max_loops=LOOPS + 1)
+    native = create_agent(ScriptedModel(), [echo], protocol="tool_calling", max_loops=PEER_LOOPS)
     traced: Any = {"callbacks": [Quiet()]}
     cases = [
         Case(FLOOR, lambda: bare_loop(model)),
@@ -204,15 +194,17 @@ def _cases() -> tuple[list[Case], list[dict[str, Any]]]:
             floor=AFLOOR,
             peer=f"{ALANGGRAPH}, {HANDLER}",
         ),
-        Case("lcel_agent native, invoke", partial(lcel("tool_calling")(ScriptedModel(), [echo]), "echo x"), peer=LANGGRAPH),
+        Case("lcel_agent native, invoke", partial(native.invoke, "echo x"), peer=LANGGRAPH),
     ]  # fmt: skip
-    for label, build in [
-        ("classic AgentExecutor (ReAct)", classic_executor),
-        ("langchain 1.x create_agent", langchain_v1),
-        (LANGGRAPH, langgraph_prebuilt),
-    ]:
+    peers: list[tuple[str, Peer]] = [
+        ("classic AgentExecutor (ReAct)", classic_executor()),
+        ("langchain 1.x create_agent", langchain_v1()),
+        (LANGGRAPH, langgraph_prebuilt(extra_steps=1)),
+    ]
+    for label, peer in peers:
         try:
-            cases.append(Case(label, partial(build(ScriptedModel(), [echo]), "echo x")))
+            agent_of = peer(ScriptedModel(), [echo], max_loops=PEER_LOOPS)
+            cases.append(Case(label, partial(agent_of, "echo x")))
         except Unavailable as exc:
             missing.append({"framework": label, "unavailable": str(exc)})
     try:

@@ -17,7 +17,16 @@ from typing import Any
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
-from benchmarks._frameworks import FRAMEWORKS, Build, Unavailable
+from benchmarks.peers import (
+    Peer,
+    Unavailable,
+    classic_executor,
+    langchain_v1,
+    langgraph_prebuilt,
+    lcel,
+)
+from lcel_agent import SlidingWindowMemory
+from lcel_agent.memory import SummaryCompactor
 from lcel_agent.testing.article import (
     ARTICLE_TASK,
     LONG_TASK,
@@ -66,6 +75,21 @@ AMAP_FAULT_RATE = 0.10
 """Share of Amap requests answered after 0.6 s, past the tool's 0.3 s timeout."""
 LATENCY = Latency(fixed=0.05, per_output_token=0.002)
 
+#: The tables' rows: (label, peer). The first is lcel_agent as it comes.
+FRAMEWORKS: list[tuple[str, Peer]] = [
+    ("lcel_agent (defaults: json, max_errors=2, 800-token window)", lcel("json")),
+    ("lcel_agent max_errors=3", lcel("json", max_errors=3)),
+    ("lcel_agent max_errors=5", lcel("json", max_errors=5)),
+    ("lcel_agent native tool calls", lcel("tool_calling")),
+    ("lcel_agent plain window (compactor=None)",
+     lcel("json", memory=lambda llm: SlidingWindowMemory(800, compactor=None))),
+    ("lcel_agent model-written summary (SummaryCompactor)",
+     lcel("json", memory=lambda llm: SlidingWindowMemory(800, compactor=SummaryCompactor(llm)))),
+    ("classic AgentExecutor (ReAct)", classic_executor()),
+    ("langchain 1.x create_agent", langchain_v1()),
+    ("langgraph create_react_agent", langgraph_prebuilt(extra_steps=1)),
+]  # fmt: skip
+
 
 def weather_tool(detailed: bool = False) -> WeatherTool:
     """get_weather with a short timeout and one attempt, so Amap faults reach the agent."""
@@ -88,7 +112,7 @@ def _mean_per_call(per_run: list[list[int]]) -> list[float]:
 
 def run_framework(
     label: str,
-    build: Build,
+    peer: Peer,
     task: WeatherSearchTask,
     runs: int,
     *,
@@ -107,7 +131,7 @@ def run_framework(
         )
         try:
             tools = [weather_tool(profile.long_lines), search_baidu]
-            agent = build(llm, tools, max_loops=max_loops)
+            agent = peer(llm, tools, max_loops=max_loops)
         except Unavailable as exc:
             return {"framework": label, "unavailable": str(exc)}
         calls, prompt, completion, last, peak, walls, ok = [], [], [], [], [], [], 0
@@ -157,14 +181,14 @@ def task_table(
     *,
     profile: Profile = PROFILE_A,
     max_loops: int = 15,
-    frameworks: list[tuple[str, Build]] | None = None,
+    frameworks: list[tuple[str, Peer]] | None = None,
 ) -> list[dict[str, Any]]:
     """One row per framework."""
     rows = []
-    for label, build in frameworks or FRAMEWORKS:
+    for label, peer in frameworks or FRAMEWORKS:
         try:
             rows.append(
-                run_framework(label, build, task, runs, profile=profile, max_loops=max_loops)
+                run_framework(label, peer, task, runs, profile=profile, max_loops=max_loops)
             )
         except Exception as exc:  # one framework's crash must not sink the others' rows
             rows.append({"framework": label, "unavailable": f"crashed: {exc!r}"[:200]})

@@ -23,7 +23,6 @@ import sys
 import tempfile
 import time
 import uuid
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ if str(ROOT) not in sys.path:  # run as a script: make `benchmarks` importable
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 
 from benchmarks._overhead import LOOPS, ScriptedModel, echo  # noqa: E402
+from benchmarks.peers import langgraph_graph  # noqa: E402
 from lcel_agent import create_agent  # noqa: E402
 
 LCEL = "lcel_agent json, invoke"
@@ -57,11 +57,7 @@ def _thread() -> dict[str, Any]:
 
 
 def _react(checkpointer: Any = None) -> Any:
-    with warnings.catch_warnings():  # deprecated in favour of langchain.agents.create_agent
-        warnings.simplefilter("ignore")
-        from langgraph.prebuilt import create_react_agent
-
-        return create_react_agent(ScriptedModel(), [echo], checkpointer=checkpointer)
+    return langgraph_graph(ScriptedModel(), [echo], checkpointer=checkpointer)
 
 
 def _has_durability() -> bool:

@@ -11,7 +11,7 @@ The Berkeley Function Calling Leaderboard's data, backends and checkers come fro
 * ``schema``: BFCL's function docs as LangChain tools (``GORILLA_TO_OPENAPI``);
 * ``backends``: where a call runs (an entry's live backends, or nowhere for single-turn);
 * ``recording``: every model call (a callback handler) and every executed call per step;
-* ``frameworks``: each framework's turn, messages in and messages out;
+* ``rows``: the frameworks (``benchmarks.peers``), each one user turn at a time;
 * ``harness``: one entry through one framework, turn by turn, scored (``scoring``);
 * ``servers``, ``store``, ``run``, ``report``: the servers, the resumable results file,
   the command line and the tables.

@@ -31,10 +31,10 @@ from langchain_core.messages import BaseMessage, convert_to_messages
 from benchmarks.bfcl._bfcl import bfcl_ready
 from benchmarks.bfcl.backends import LiveBackends, NoBackend, Recorder
 from benchmarks.bfcl.entries import is_multi_turn
-from benchmarks.bfcl.frameworks import Turn, TurnOutcome
 from benchmarks.bfcl.recording import CallLog, Meter
 from benchmarks.bfcl.schema import make_tools
 from benchmarks.bfcl.scoring import Verdict, score_multi_turn, score_single_turn
+from benchmarks.peers import Outcome
 from lcel_agent import AgentResult
 
 bfcl_ready()
@@ -47,6 +47,10 @@ from bfcl_eval.constants.default_prompts import (  # noqa: E402
 #: Called after each turn with (turn index, that turn's record): the runner's progress lines.
 OnTurn = Callable[[int, dict[str, Any]], None]
 
+#: One user turn on one framework, ``(llm, tools, history, user, *, max_loops, config) ->
+#: Outcome``: a row's ``turn`` (``peers.turn`` with its peer), or the ground-truth replay.
+Turn = Callable[..., Outcome]
+
 
 @dataclass
 class EntryRun:
@@ -57,7 +61,7 @@ class EntryRun:
 
 
 def _turn_record(
-    outcome: TurnOutcome, log: CallLog, meter: Meter, turn: int, first_call: int, wall: float
+    outcome: Outcome, log: CallLog, meter: Meter, turn: int, first_call: int, wall: float
 ) -> dict[str, Any]:
     calls = meter.calls[first_call:]
     return {
@@ -83,11 +87,11 @@ def _answer(messages: list[BaseMessage]) -> str | None:
 def _run_turn(
     turn: Turn, llm: BaseChatModel, tools: list[Any], history: list[BaseMessage],
     user: list[BaseMessage], meter: Meter, max_loops: int,
-) -> TurnOutcome:  # fmt: skip
+) -> Outcome:  # fmt: skip
     try:
         return turn(llm, tools, history, user, max_loops=max_loops, config={"callbacks": [meter]})
     except Exception as exc:  # an adapter or framework bug: recorded, and the entry goes on
-        return TurnOutcome(list(user), f"crashed: {type(exc).__name__}", str(exc)[:500])
+        return Outcome(f"crashed: {type(exc).__name__}", list(user), detail=str(exc)[:500])
 
 
 def run_entry(

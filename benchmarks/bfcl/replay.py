@@ -27,8 +27,8 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 from benchmarks.bfcl.entries import ground_truth, select
-from benchmarks.bfcl.frameworks import TurnOutcome
 from benchmarks.bfcl.harness import run_entry
+from benchmarks.peers import Outcome
 
 
 def parse_call(text: str, tools: dict[str, BaseTool]) -> tuple[str, dict[str, Any]]:
@@ -57,7 +57,7 @@ class GroundTruthReplay:
     def __call__(
         self, llm: BaseChatModel, tools: Sequence[BaseTool], history: list[BaseMessage],
         user: list[BaseMessage], *, max_loops: int, config: RunnableConfig,
-    ) -> TurnOutcome:  # fmt: skip
+    ) -> Outcome:  # fmt: skip
         by_name = {t.name: t for t in tools}
         calls = self.truth[self.turn_index] if self.turn_index < len(self.truth) else []
         self.turn_index += 1
@@ -69,7 +69,7 @@ class GroundTruthReplay:
                 continue
             by_name[name].invoke(arguments)
         messages.append(AIMessage(content="Done."))
-        return TurnOutcome(messages, "final")
+        return Outcome("final", messages)
 
 
 def replay(category: str, ids: list[int] | None = None) -> tuple[int, int, list[str]]:

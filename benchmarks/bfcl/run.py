@@ -39,8 +39,8 @@ from benchmarks.bfcl.entries import (
     is_multi_turn,
     select,
 )
-from benchmarks.bfcl.frameworks import ROWS, Row
 from benchmarks.bfcl.harness import EntryRun, run_entry
+from benchmarks.bfcl.rows import ROWS, Row
 from benchmarks.bfcl.servers import MAX_TOKENS, SEED, SERVERS, TEMPERATURE, chat_model, start_server
 from benchmarks.bfcl.store import ResultsFile, key
 from benchmarks.real.models import MODELS, ROOT, models_dir

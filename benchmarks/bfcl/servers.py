@@ -23,7 +23,7 @@ from pathlib import Path
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
-from benchmarks.bfcl.frameworks import LLM_TIMEOUT
+from benchmarks.bfcl.rows import LLM_TIMEOUT
 from benchmarks.real.models import ROOT
 from benchmarks.real.server import SERVER_ENV, LlamaServer
 

@@ -6,7 +6,8 @@ The modules, lowest first: ``models`` (fetch and check the GGUF files), ``tasks`
 tasks, each seed's world and the fact check), ``prefix`` (how much of a prompt repeats the
 previous one), ``services`` (the seeded Amap/Baidu fakes and the tools), ``proxy`` (the
 recording proxy in front of the server), ``server`` (the llama.cpp server process),
-``frameworks`` (the rows), ``report`` (tables and plots) and ``run`` (the CLI).
+``rows`` (the frameworks, from ``benchmarks.peers``), ``report`` (tables and plots) and
+``run`` (the CLI).
 
 Nothing here is imported by the library.
 """

@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.real.frameworks import ROWS
+from benchmarks.real.rows import ROWS
 from benchmarks.real.tasks import TASKS
 
 TASK_TITLES = {

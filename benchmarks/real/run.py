@@ -31,13 +31,13 @@ from typing import Any
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
-from benchmarks._frameworks import Outcome, Unavailable
+from benchmarks.peers import Outcome, Unavailable
 from benchmarks.real import report
-from benchmarks.real.frameworks import LLM_TIMEOUT, ROWS, Row
 from benchmarks.real.models import MODELS, ROOT, models_dir
 from benchmarks.real.prefix import prefix_shares, previous_kept, server_reused
 from benchmarks.real.proxy import RecordingProxy
 from benchmarks.real.render import Renderer
+from benchmarks.real.rows import LLM_TIMEOUT, ROWS, Row
 from benchmarks.real.server import LlamaServer
 from benchmarks.real.services import SeededAmap, SeededBaidu, ToolLog, describe_world, make_tools
 from benchmarks.real.tasks import TASKS, Task, World, gathered, judge
@@ -158,12 +158,12 @@ def run_once(
     proxy.take()
     start = time.perf_counter()
     try:
-        agent = row.build(llm, make_tools(tools), max_loops=task.max_loops)
+        agent = row.peer(llm, make_tools(tools), max_loops=task.max_loops)
         outcome = agent(task.prompt)
     except Unavailable:
         raise
     except Exception as exc:  # a framework's crash is its result; the harness goes on
-        outcome = Outcome(None, f"crashed: {type(exc).__name__}", detail=str(exc)[:500])
+        outcome = Outcome(f"crashed: {type(exc).__name__}", detail=str(exc)[:500])
     wall = time.perf_counter() - start
     calls = proxy.take()
     per_call = _per_call(calls, renderer)
@@ -187,7 +187,7 @@ def run_once(
         "first_weather_error": bool(weather) and weather[0]["output"].startswith("ERROR:"),
         "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2),
         "world": describe_world(world), "versions": versions(),
-        "lcel_result": outcome.record,
+        "lcel_result": outcome.result.to_dict() if outcome.result is not None else None,
     }  # fmt: skip
     return record, _transcript(calls, per_call, tools)
 

@@ -9,9 +9,11 @@ import json
 from langchain_core.messages import AIMessage
 
 from benchmarks.bfcl.entries import ground_truth, select
-from benchmarks.bfcl.frameworks import ROWS, TurnOutcome, react_arguments
 from benchmarks.bfcl.harness import DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC, run_entry
+from benchmarks.bfcl.rows import ROWS
 from benchmarks.bfcl.schema import make_tools
+from benchmarks.peers import Outcome
+from benchmarks.peers.react import react_arguments
 from lcel_agent.testing import FunctionChatModel
 
 _ids = itertools.count()
@@ -29,9 +31,9 @@ class Spy:
     def __init__(self) -> None:
         self.turns: list[tuple[set[str], str]] = []
 
-    def __call__(self, llm, tools, history, user, *, max_loops, config) -> TurnOutcome:
+    def __call__(self, llm, tools, history, user, *, max_loops, config) -> Outcome:
         self.turns.append(({t.name for t in tools}, str(user[-1].content)))
-        return TurnOutcome([*user, AIMessage(content="ok")], "final")
+        return Outcome("final", [*user, AIMessage(content="ok")])
 
 
 def test_miss_funcs_held_out_functions_join_at_their_turn():

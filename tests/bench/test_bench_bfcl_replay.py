@@ -11,9 +11,9 @@ from bfcl_support import ground_truth_model
 from langchain_core.messages import AIMessage
 
 from benchmarks.bfcl.entries import ground_truth, select
-from benchmarks.bfcl.frameworks import ROWS
 from benchmarks.bfcl.harness import run_entry
 from benchmarks.bfcl.replay import GroundTruthReplay, replay
+from benchmarks.bfcl.rows import ROWS
 from lcel_agent.testing import FunctionChatModel
 
 #: Entries with one to five turns, the file system, messaging, trading and travel among

@@ -7,9 +7,9 @@ import itertools
 from langchain_core.messages import AIMessage
 
 from benchmarks.bfcl.entries import ground_truth, select
-from benchmarks.bfcl.frameworks import ROWS
 from benchmarks.bfcl.harness import run_entry
 from benchmarks.bfcl.report import table, transcript
+from benchmarks.bfcl.rows import ROWS
 from benchmarks.bfcl.signals import tally
 from lcel_agent.testing import FunctionChatModel
 

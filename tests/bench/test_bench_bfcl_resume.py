@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from benchmarks.bfcl.frameworks import ROWS
+from benchmarks.bfcl.rows import ROWS
 from benchmarks.bfcl.run import parse_rows, pending, plan
 from benchmarks.bfcl.store import ResultsFile, key
 

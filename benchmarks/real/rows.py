@@ -1,13 +1,13 @@
-"""The rows of the real-model benchmark: each framework as ``benchmarks/_frameworks.py`` builds it.
+"""The rows of the real-model benchmark: each framework as ``benchmarks.peers`` drives it.
 
-Every row gets the same ``ChatOpenAI`` (temperature 0.7, the run's seed, the same
+Every row gets the same ``ChatOpenAI`` (the run's temperature and seed, the same
 completion cap and HTTP timeout) and the same tools; ``max_loops`` is the task's.
 lcel_agent runs at its defaults but for ``llm_timeout``: its 60 s default is for hosted
 providers, and a long prompt on two busy CPU cores can take longer (every peer gets the
 same limit through the client's timeout). AgentExecutor streams its model calls by
 default, and llama-cpp-python's server reports no ``usage`` in a stream, so it runs with
-``stream_runnable=False`` (the executor's own switch; it changes nothing but the
-transport). A call that still comes streamed is counted by the benchmark's own
+``stream=False`` (the executor's own ``stream_runnable`` switch; it changes nothing but
+the transport). A call that still comes streamed is counted by the benchmark's own
 tokenizer, and the record says so.
 """
 
@@ -15,20 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
 
-from benchmarks._frameworks import (
-    Build,
-    Run,
-    classic_executor,
-    langchain_v1,
-    langgraph_prebuilt,
-    lcel,
-)
+from benchmarks.peers import Agent, Peer, classic_executor, langchain_v1, langgraph_prebuilt, lcel
 from lcel_agent.stages.answer import Answer
 
 LLM_TIMEOUT = 300.0
@@ -41,7 +33,7 @@ class Row:
 
     key: str
     label: str
-    build: Build
+    peer: Peer
     primary: bool = False
     """Runs N times on the 1.5B model (the others, and every row on 0.5B, run N_other times)."""
     probe: bool = False
@@ -66,7 +58,7 @@ def acting_schema(tools: Sequence[BaseTool]) -> dict[str, Any]:
     return {"anyOf": [action, {"type": "array", "items": action, "minItems": 1}]}
 
 
-def lcel_held(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: int = 15) -> Run:
+def lcel_held(llm: BaseChatModel, tools: Sequence[BaseTool], *, max_loops: int) -> Agent:
     """lcel_agent (json) with every acting reply held to :func:`acting_schema`.
 
     The server holds the reply with llama-cpp-python's ``json_object`` + ``schema`` form;
@@ -76,23 +68,21 @@ def lcel_held(llm: BaseChatModel, tools: Sequence[BaseTool], max_loops: int = 15
     # Beside the model's own extra_body (it carries max_tokens for llama-cpp-python).
     body = {**(getattr(llm, "extra_body", None) or {}), "response_format": held_format}
     held = llm.bind(extra_body=body)
-    build = lcel("json", 2, keep_record=True, llm_timeout=LLM_TIMEOUT, answer=Answer(llm=llm))
-    return build(held, tools, max_loops)  # type: ignore[arg-type]  # a bound chat model
+    peer = lcel("json", llm_timeout=LLM_TIMEOUT, answer=Answer(llm=llm))
+    return peer(held, tools, max_loops=max_loops)  # type: ignore[arg-type]  # a bound chat model
 
 
 ROWS: dict[str, Row] = {
     r.key: r
     for r in (
-        Row("lcel-json", "lcel_agent (defaults, json)",
-            lcel("json", 2, keep_record=True, llm_timeout=LLM_TIMEOUT), primary=True),
-        Row("lcel-held", "lcel_agent (json, acting replies schema-held)", lcel_held, probe=True),
-        Row("lcel-tools", "lcel_agent tool_calling",
-            lcel("tool_calling", 2, keep_record=True, llm_timeout=LLM_TIMEOUT)),
-        # Not streamed: llama.cpp's server gives no usage in a stream (see the module doc).
-        Row("executor", "AgentExecutor (ReAct)", partial(classic_executor, stream_runnable=False),
+        Row("lcel-json", "lcel_agent (defaults, json)", lcel("json", llm_timeout=LLM_TIMEOUT),
             primary=True),
-        Row("lc-agent", "langchain 1.x create_agent", langchain_v1),
-        Row("lg-react", "LangGraph create_react_agent", langgraph_prebuilt),
+        Row("lcel-held", "lcel_agent (json, acting replies schema-held)", lcel_held, probe=True),
+        Row("lcel-tools", "lcel_agent tool_calling", lcel("tool_calling", llm_timeout=LLM_TIMEOUT)),
+        # Not streamed: llama.cpp's server gives no usage in a stream (see the module doc).
+        Row("executor", "AgentExecutor (ReAct)", classic_executor(stream=False), primary=True),
+        Row("lc-agent", "langchain 1.x create_agent", langchain_v1()),
+        Row("lg-react", "LangGraph create_react_agent", langgraph_prebuilt(extra_steps=1)),
     )
 }  # fmt: skip
 """Every row, in the tables' order."""
