@@ -1,19 +1,23 @@
-"""Durable runs keep a decision (issue 43).
+"""Durable runs keep a decision and go on past a raised bound (issue 43).
 
 * A refusal written down holds when the run is resumed by an agent without an approver
   (``lcel-agent resume --no-pause`` builds one): the refused call never runs and the
   model reads its refusal.
+* A run that stopped at its ``max_loops`` goes on with ``invoke(None, config)`` and a
+  higher ``max_loops`` in the config, asking nothing twice; with none it stays finished.
 
 Sync and async (``run``), on SQLite and the in-memory saver (``storage``).
 """
 
 from __future__ import annotations
 
+import pytest
 from durable_support import make_agent
 from langgraph.types import Command
 
 from lcel_agent import StopReason
 from lcel_agent.approval import pause
+from lcel_agent.errors import CheckpointError
 
 SCRIPT = [[("get_weather", "北京"), ("get_weather", "上海"), ("search_baidu", "台风")], "都查到了"]
 CONFIG = {"configurable": {"thread_id": "i43"}}
@@ -31,3 +35,25 @@ def test_a_refusal_holds_when_the_run_goes_on_without_an_approver(run, storage, 
     assert sorted(world.finished) == [("get_weather", "北京"), ("search_baidu", "台风")]
     refused = {o.action.call_id: o for o in done.steps[0].observations}[shanghai.call_id]
     assert not refused.ok and refused.output == "ERROR: 不要上海"
+
+
+def test_a_run_stopped_at_its_bound_goes_on_with_a_higher_one(run, storage, world):
+    script = [[("get_weather", "北京")], [("get_weather", "上海")], "都查到了"]
+    bound = run(make_agent(storage(), world, script, max_loops=1), "查天气", CONFIG)
+    assert bound.stop_reason is StopReason.MAX_LOOPS and bound.loops == 1
+    with pytest.raises(CheckpointError, match="a higher max_loops"):
+        run(make_agent(storage(), world, script, max_loops=1), None, CONFIG)
+    same = {"configurable": {**CONFIG["configurable"], "max_loops": 1}}
+    with pytest.raises(CheckpointError, match="nothing to resume"):
+        run(make_agent(storage(), world, script), None, same)
+
+    raised = {"configurable": {**CONFIG["configurable"], "max_loops": 5}}
+    done = run(make_agent(storage(), world, script, max_loops=1), None, raised)
+    assert done.stop_reason is StopReason.FINAL and done.loops == 3 and done.error is None
+    assert world.model_calls == 3 and world.finished == [
+        ("get_weather", "北京"),
+        ("get_weather", "上海"),
+    ]
+    assert [s.step for s in done.steps] == [1, 2, 3]
+    state = make_agent(storage(), world, script).get_state(CONFIG)
+    assert state is not None and state.status == "finished" and state.limits.max_loops == 5
