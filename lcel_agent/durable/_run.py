@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,6 +40,7 @@ from ._codec import dump
 from ._record import (
     CALL_WRITE,
     DECISION_WRITE,
+    REQUEST_WRITE,
     Dumps,
     Identity,
     Phase,
@@ -190,6 +192,25 @@ class DurableRun:
         task, value = self._decision_write(action, answer)
         if self.parent is not None:
             await self.saver.awrite(self.thread, self.parent, task, DECISION_WRITE, value)
+
+    def _request(self, loop: int) -> tuple[str, dict[str, Any]] | None:
+        if self.parent is None:
+            return None
+        # A task id of its own: a second request of the same loop (after a second
+        # interruption) is a second write, not the first one replaced.
+        return f"request:{uuid.uuid4().hex}", {"loop": loop}
+
+    def requested(self, loop: int) -> None:
+        """Loop ``loop``'s model request goes out now (see ``REQUEST_WRITE``)."""
+        if (write := self._request(loop)) is not None:
+            assert self.parent is not None
+            self.saver.write(self.thread, self.parent, write[0], REQUEST_WRITE, write[1])
+
+    async def arequested(self, loop: int) -> None:
+        """Async twin of :meth:`requested`."""
+        if (write := self._request(loop)) is not None:
+            assert self.parent is not None
+            await self.saver.awrite(self.thread, self.parent, write[0], REQUEST_WRITE, write[1])
 
     def finished(self, observation: Observation) -> None:
         if self.parent is not None and observation.action.call_id:

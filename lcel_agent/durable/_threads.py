@@ -35,9 +35,9 @@ from ..conversation import RunInput, read_input
 from ..errors import CheckpointError, ConfigurationError
 from ..limits import Limits, run_limits
 from ..memory import SlidingWindowMemory
-from ..state import Action, StopReason
+from ..state import Action, StopReason, Usage
 from ._codec import dump
-from ._record import Identity, Phase, Snapshot, read_snapshot
+from ._record import REQUEST_WRITE, Identity, Phase, Snapshot, read_snapshot
 from ._run import DurableRun
 from ._saver import Saver, Thread, Tip
 from ._trip import NO_INPUT, ResultFn, StartFn, Trip, resume_value
@@ -70,6 +70,18 @@ def _unfinished(thread: Thread, found: Snapshot, value: Any, run: RunInput | Non
             thread.thread_id,
             "nothing in it waits for a decision; resume it with agent.invoke(None, config)",
         )
+
+
+def _lost(tip: Tip | None, *, failed: bool, window: SlidingWindowMemory) -> Usage:
+    """The model requests the run lost to interruptions: those written down on the
+    checkpoint it resumes from (``REQUEST_WRITE``), whose replies never made a checkpoint.
+    Their prompts were about the window's size; a failed run's own failed request is not
+    one of them."""
+    sent = 0 if tip is None else sum(1 for _task, ch, _v in tip.writes if ch == REQUEST_WRITE)
+    lost = max(0, sent - 1) if failed else sent
+    if not lost:
+        return Usage()
+    return Usage(input_tokens=lost * window.token_count, estimated=True, interrupted=lost)
 
 
 def _nothing_to_resume(thread: Thread, found: Snapshot | None) -> CheckpointError:
@@ -171,7 +183,8 @@ class Journey:
         if found.phase is not Phase.LOOP:
             state, first = durable.resume(found), threads.resume_at
         deadline = None if limits.time_budget is None else state.started + limits.time_budget
-        state = dataclasses.replace(state, deadline=deadline)
+        usage = state.usage + _lost(tip, failed=latest is not None, window=state.memory)
+        state = dataclasses.replace(state, deadline=deadline, usage=usage)
         trip = Trip(found.run, limits, state, self.config, durable=durable, first=first,
                     resume_at=threads.resume_at)  # fmt: skip
         decisions = resume_value(self.value)
