@@ -29,19 +29,19 @@ imports the library from above; the library never imports it.
 
 Importing it loads nothing heavy: ``--help`` and usage errors answer before
 LangChain is loaded, and the commands are imported inside :func:`main`, where
-Ctrl-C at any moment ends with status 130 and one line.
+Ctrl-C at any moment ends with status 130 and one line (SIGTERM 143, SIGHUP 129;
+``_signals``).
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
 
 from .._redact import redact
 from ._checks import check
 from ._parser import build_parser
+from ._signals import handled, said, status
 from ._status import EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
 
 __all__ = ["EXIT_CODES", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "build_parser", "main"]
@@ -50,19 +50,12 @@ __all__ = ["EXIT_CODES", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "bui
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status.
 
-    Once a run's result is in hand, Ctrl-C is ignored (it cannot change a result that
-    is stored); a caller that gives ``argv`` gets its own SIGINT handler back on return.
+    SIGTERM and SIGHUP stop a run as Ctrl-C does (exit 143, 129; 130 for Ctrl-C). Once a
+    run's result is in hand they are ignored (they cannot change a result that is
+    stored); a caller that gives ``argv`` gets its own handlers back on return.
     """
-    previous = signal.getsignal(signal.SIGINT)
-    try:
+    with handled(restore=argv is not None):
         return _main(argv)
-    finally:
-        if argv is not None and previous is not None and _in_main_thread():
-            signal.signal(signal.SIGINT, previous)
-
-
-def _in_main_thread() -> bool:
-    return threading.current_thread() is threading.main_thread()
 
 
 def _main(argv: list[str] | None) -> int:
@@ -91,9 +84,9 @@ def _main(argv: list[str] | None) -> int:
         # flush at exit from complaining about the closed pipe.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_INTERNAL
-    except KeyboardInterrupt:
-        print("lcel-agent: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stopped:  # Ctrl-C, SIGTERM, SIGHUP (see _signals)
+        print(f"lcel-agent: {said(stopped)}", file=sys.stderr)
+        return status(stopped)
     except Exception as exc:  # never a traceback that could quote a key
         print(
             f"lcel-agent: internal error: {redact(f'{type(exc).__name__}: {exc}')}", file=sys.stderr

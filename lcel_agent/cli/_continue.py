@@ -2,10 +2,10 @@
 run driven, and the commands that continue a thread.
 
 Every refusal is :class:`Refused` (one line, exit 2) and comes before anything is
-written. :func:`drive` streams a thread's run; on Ctrl-C it reads what the store holds
-then: a run whose result was stored ends as that result says (point 6 of issue 36: a
+written. :func:`drive` streams a thread's run; on Ctrl-C, SIGTERM or SIGHUP it reads
+what the store holds then: a run whose result was stored ends as that result says (a
 signal after the result is stored changes nothing), any other prints the command that
-continues it and exits 130.
+continues it and exits 130, 143 or 129.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from ._agent import NO_KEY, Built, MissingKeyError
 from ._drive import Shown, finish, say, show
 from ._hints import command, password_note, shown
 from ._lock import ThreadBusyError
-from ._status import EXIT_INTERRUPTED, EXIT_USAGE
+from ._signals import said, status
+from ._status import EXIT_USAGE
 from ._store import Store, StoreError, open_store
 
 __all__ = [
@@ -153,7 +154,7 @@ def drive(
             llm_retries=3,
             shown=Shown({"thread_id": thread}, notes(thread, args.checkpoint), **more),
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stopped:  # Ctrl-C, SIGTERM, SIGHUP
         try:
             state = read_thread(store.saver, thread)
         except Exception:  # the store is what it is; the command below says what to try
@@ -161,10 +162,10 @@ def drive(
         if state is not None and state.result is not None:
             # The run ended and its result is stored: the signal came too late to change it.
             return show_stored(state, args, [*made.facts, f"thread {thread}"], thread)
-        say("interrupted")
+        say(said(stopped))
         if state is not None:
             say(f"the run is checkpointed; continue it with: "
                 f"{continue_line(thread, args.checkpoint, state)}")  # fmt: skip
             for line in password_note(args.checkpoint):
                 say(line)
-        return EXIT_INTERRUPTED
+        return status(stopped)
