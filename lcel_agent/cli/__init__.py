@@ -24,13 +24,12 @@ statuses (``_status``), the commands (``_commands``, ``_batch``, ``_resume``,
 live trace (``_display``), the commands and URLs it prints (``_hints``), and for
 checkpointed runs the store (``_store``), the thread lock (``_lock``), the options kept
 beside a thread (``_record``) and what ``run --checkpoint`` and ``resume`` share
-(``_continue``). It
-imports the library from above; the library never imports it.
+(``_continue``), the PostgreSQL store (``_postgres``) and the signals that stop a
+command (``_signals``). It imports the library from above; the library never imports it.
 
 Importing it loads nothing heavy: ``--help`` and usage errors answer before
 LangChain is loaded, and the commands are imported inside :func:`main`, where
-Ctrl-C at any moment ends with status 130 and one line (SIGTERM 143, SIGHUP 129;
-``_signals``).
+Ctrl-C at any moment ends with status 130 and one line (SIGTERM 143, SIGHUP 129).
 """
 
 from __future__ import annotations
@@ -40,7 +39,8 @@ import sys
 
 from .._redact import redact
 from ._checks import check
-from ._parser import build_parser
+from ._hints import command, invoked_as, use_program
+from ._parser import Parser, build_parser
 from ._signals import handled, said, status
 from ._status import EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
 
@@ -52,8 +52,12 @@ def main(argv: list[str] | None = None) -> int:
 
     SIGTERM and SIGHUP stop a run as Ctrl-C does (exit 143, 129; 130 for Ctrl-C). Once a
     run's result is in hand they are ignored (they cannot change a result that is
-    stored); a caller that gives ``argv`` gets its own handlers back on return.
+    stored); a caller that gives ``argv`` gets its own handlers back on return. The
+    commands the output shows start with the program as it was run (``sys.argv[0]``;
+    ``lcel-agent`` for a caller that gives ``argv``).
     """
+    use_program(("lcel-agent",) if argv is not None else invoked_as(sys.argv[0]))
+    Parser.argv = list(sys.argv[1:] if argv is None else argv)
     with handled(restore=argv is not None):
         return _main(argv)
 
@@ -66,7 +70,7 @@ def _main(argv: list[str] | None) -> int:
             if args.command is None:
                 unknown = [arg for arg in extra if arg.startswith("-")]
                 if unknown:
-                    parser.error(f"unknown option {unknown[0]} (see lcel-agent --help)")
+                    parser.error(f"unknown option {unknown[0]} (see {command('--help')})")
                 parser.error(
                     "a command is needed: run, demo, batch or report; "
                     "resume or threads for checkpointed runs"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,12 +23,29 @@ from ..state import AgentResult, StepRecord
 from ._signals import said, settle
 from ._status import EXIT_CODES
 
-__all__ = ["Shown", "finish", "say", "show"]
+__all__ = ["Shown", "count", "finish", "hush_window_log", "refuse", "say", "show"]
 
 
 def say(text: str) -> None:
     """One line on standard error, ``lcel-agent: ...``, redacted."""
     print(f"lcel-agent: {redact(text)}", file=sys.stderr, flush=True)
+
+
+def count(n: int, word: str) -> str:
+    """``1 loop``, ``3 loops``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def hush_window_log() -> None:
+    """Leave the memory window's own warnings to the command: it names the option that
+    fixes them (``--memory-tokens``), once, before the run, and never when it only reads."""
+    logging.getLogger("lcel_agent.memory").setLevel(logging.ERROR)
+
+
+def refuse(command: str, text: str) -> None:
+    """What a command refuses, as argparse says a usage error: ``lcel-agent run: error:
+    ...``, one line on standard error, redacted (the caller exits 2)."""
+    print(f"lcel-agent {command}: error: {redact(text)}", file=sys.stderr, flush=True)
 
 
 def _write_report(result: AgentResult, path: Path | None) -> list[str]:
