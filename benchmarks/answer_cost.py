@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from lcel_agent.gathered import Result  # noqa: E402
+from lcel_agent.rules.gathered import Result  # noqa: E402
 from lcel_agent.stages.answer import copies, omitted  # noqa: E402
 
 BUDGET_MS = 50.0

@@ -29,7 +29,12 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from lcel_agent.memory import SlidingWindowMemory
-from lcel_agent.tokens import TiktokenCounter, char_classes, estimate_tokens, make_estimator
+from lcel_agent.memory.counters import (
+    TiktokenCounter,
+    char_classes,
+    estimate_tokens,
+    make_estimator,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,9 +21,9 @@ if str(ROOT) not in sys.path:
 from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
 
 from lcel_agent.memory import DigestCompactor, Fact  # noqa: E402
+from lcel_agent.memory.counters import MESSAGE_OVERHEAD, TiktokenCounter  # noqa: E402
 from lcel_agent.stages import build_system_prompt  # noqa: E402
 from lcel_agent.testing.article import ARTICLE_TASK, LONG_TASK, STRESS_TASK  # noqa: E402
-from lcel_agent.tokens import MESSAGE_OVERHEAD, TiktokenCounter  # noqa: E402
 from lcel_agent.tools import get_weather, search_baidu  # noqa: E402
 
 COUNT = TiktokenCounter("o200k_base")

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_exports
-from ._logging import install_client_log_redaction
+from ._redact import install_client_log_redaction
+from ._shared.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ._logging import redact_logging
+    from ._redact import redact_logging
     from .agent import create_agent, run_agent
     from .errors import (
         ActionParseError,
@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     )
     from .loop import AgentEvent, AgentLoop, Limits
     from .memory import SlidingWindowMemory, trim_messages
-    from .policies import DEFAULT_POLICIES
+    from .memory.counters import TiktokenCounter, estimate_tokens
+    from .rules.policies import DEFAULT_POLICIES
     from .state import (
         Action,
         AgentResult,
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
         StopReason,
         Usage,
     )
-    from .tokens import TiktokenCounter, estimate_tokens
 
 __version__ = "0.1.0"
 
@@ -77,12 +77,12 @@ _EXPORTS: dict[str, str] = {
     "SlidingWindowMemory": "memory",
     "StepRecord": "state",
     "StopReason": "state",
-    "TiktokenCounter": "tokens",
+    "TiktokenCounter": "memory.counters",
     "TransientModelError": "errors",
     "Usage": "state",
     "create_agent": "agent",
-    "estimate_tokens": "tokens",
-    "redact_logging": "_logging",
+    "estimate_tokens": "memory.counters",
+    "redact_logging": "_redact",
     "run_agent": "agent",
     "trim_messages": "memory",
 }

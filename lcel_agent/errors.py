@@ -4,8 +4,8 @@ A run never raises for something the model or a tool did: such failures are
 *classified* into an :class:`ErrorClass`, handled by a :class:`Policy`, and
 reported in the result::
 
-    the reply        format, truncated
-    the tools        unknown_tool, bad_arguments, tool_failure, tool_timeout, tool_limit
+    the reply        format, truncated, plan
+    the tools        unknown_tool, bad_arguments, tool_failure, tool_timeout, tool_limit, refused
     the model API    llm_transient, llm_fatal
     the loop         drift, limit
 
@@ -28,9 +28,10 @@ library's own parts::
 ``ConfigurationError`` subclasses ``ValueError`` so ``except ValueError`` works
 as users expect; type mistakes raise a plain ``TypeError``.
 
-:class:`ErrorClass` is published here and defined one floor down (``_error_class``),
-where the run's records (:mod:`lcel_agent.result`) can name it: this module imports
-them for ``AgentRunError.result``, so it must not be imported by them.
+:class:`ErrorClass` is published here and defined one floor down
+(:mod:`lcel_agent._shared.error_class`), where the run's records
+(:mod:`lcel_agent.result`) can name it: this module imports them for
+``AgentRunError.result``, so it must not be imported by them.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from enum import StrEnum
 
 from langchain_core.exceptions import OutputParserException
 
-from ._error_class import ErrorClass
+from ._shared.error_class import ErrorClass
 from .result import AgentResult
 
 __all__ = [

@@ -23,7 +23,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from ._error_class import ErrorClass
+from ._shared.answer_codes import Repair, Trigger
+from ._shared.error_class import ErrorClass
 
 __all__ = [
     "FINAL_ACTION",
@@ -31,9 +32,11 @@ __all__ = [
     "AgentResult",
     "AnswerRecord",
     "Observation",
+    "Repair",
     "RunError",
     "StepRecord",
     "StopReason",
+    "Trigger",
     "Usage",
 ]
 
@@ -49,7 +52,7 @@ class StopReason(StrEnum):
     MAX_LOOPS = "max_loops"
     """``max_loops`` model calls were made without an answer."""
     MAX_ERRORS = "max_errors"
-    """The circuit breaker tripped (see ``lcel_agent.breaker``), or a policy said stop."""
+    """The circuit breaker tripped (see ``lcel_agent.rules.breaker``), or a policy said stop."""
     DRIFT = "drift"
     """The model kept repeating itself after one nudge."""
     LLM_ERROR = "llm_error"
@@ -260,10 +263,9 @@ class AnswerRecord:
     source: str
     """``"model"``, ``"composed"`` or ``"results"`` (see above)."""
     trigger: str
-    """What ended the acting: ``final`` (an answer, in JSON or in words), ``forced`` (the
-    reserved last loop), ``empty`` (an empty reply), ``plan`` (a plan, sent back once and
-    given again), ``echo`` (the results copied back instead of a call), ``cut`` (a reply
-    cut off at the length limit), ``drift`` (the model only repeated calls it had made)."""
+    """What ended the acting: a :class:`Trigger` (``final``, ``forced``, ``empty``,
+    ``plan``, ``echo``, ``cut``, ``drift``, ``stopped``: the results are then delivered in
+    plain lines)."""
     results: int
     """Successful tool results the answer was checked against or written from."""
     unused: tuple[str, ...] = ()
@@ -282,10 +284,18 @@ class AnswerRecord:
     note: str = ""
     """Why ``complete`` is False, or what the stage fell back from."""
     repair: str = ""
-    """Why the answer stage wrote the answer (empty when the model's own answer stood):
-    ``cut``, ``echo``, ``empty``, ``plan``, ``form`` (the reply was protocol JSON, not
-    words), ``omits`` (the answer provably left a result out: see ``unused``), ``drift``,
-    or ``compose`` (``answer="compose"``)."""
+    """Why the answer stage wrote the answer: a :class:`Repair` (empty when the model's own
+    answer stood), or the name of an ``answer_checks`` check the answer failed twice."""
+    language: str | None = None
+    """The question's language, where the answer rules that need words read it (``en``,
+    ``zh``, ... : :data:`lcel_agent.stages.answer.READ_LANGUAGES`); None when they do
+    not: those rules stood aside, and the model's words stood unless values proved
+    otherwise."""
+
+    @property
+    def language_read(self) -> bool:
+        """Whether the rules that need words read the question's language."""
+        return self.language is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,16 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from .breaker import BreakerState
 from .result import (
     FINAL_ACTION,
     Action,
     AgentResult,
     AnswerRecord,
     Observation,
+    Repair,
     RunError,
     StepRecord,
     StopReason,
+    Trigger,
     Usage,
 )
 
@@ -41,12 +42,33 @@ __all__ = [
     "AgentResult",
     "AgentState",
     "AnswerRecord",
+    "BreakerState",
     "Observation",
+    "Repair",
     "RunError",
     "StepRecord",
     "StopReason",
+    "Trigger",
     "Usage",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class BreakerState:
+    """What the circuit breaker remembers of the run (its rules: :mod:`lcel_agent.rules.breaker`)."""
+
+    stalled: int = 0
+    """Loops since the last progress."""
+    streak: int = 0
+    """Identical failures in a row (the newest included)."""
+    last: str | None = None
+    """The fingerprint of the newest failure, if the newest loop failed."""
+    drifts: int = 0
+    """Drifting loops since the last progress (the first was nudged)."""
+    progressed: bool = False
+    """True once the run has made progress."""
+    known: frozenset[str] = frozenset()
+    """Calls that have succeeded so far (their signatures)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +123,9 @@ class AgentState:
     noticed: bool = False
     """A reply in words was sent back with a notice since the last successful call: the
     next reply without a call is the answer (one notice between two successes)."""
+    failed_check: str | None = None
+    """The answer check (``answer_checks``) the model's answer failed again after it was
+    sent back for it: the answer stage writes the answer (``repair`` is the check's name)."""
     # --- per loop ---
     prompt: tuple[BaseMessage, ...] = ()
     """Per loop: the messages sent to the model."""
@@ -114,12 +139,10 @@ class AgentState:
     """Per loop: the results of the dispatched actions."""
     loop_error: RunError | None = None
     """Per loop: the first error of this loop."""
-    plan: bool = False
-    """Per loop: the reply in words taken as the answer is a plan (the model stopped acting
-    without answering: the answer stage writes the answer, where results allow)."""
     notice: str | None = None
-    """Per loop: a reply in words is sent back once with this notice (a plan, or words
-    before any call in the JSON protocol). Not an error: the breaker does not count it."""
+    """Per loop: a reply is sent back once with this notice (an answer that failed a check,
+    a plan among them, or words before any call in the JSON protocol). Not an error: the
+    breaker does not count it."""
     pending: tuple[BaseMessage, ...] = ()
     """Per loop: messages ``trim_memory`` adds to the window (as one turn)."""
     pending_facts: tuple[Fact, ...] = ()

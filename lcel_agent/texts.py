@@ -23,6 +23,7 @@ __all__ = [
     "ANSWER_SUMMARY",
     "ANSWER_SYSTEM",
     "ANSWER_VERBATIM",
+    "CHECK_NOTICE",
     "DATA_NOT_INSTRUCTIONS",
     "DEFAULT_PERSONA",
     "DRIFT_NUDGE",
@@ -31,6 +32,7 @@ __all__ = [
     "FORMAT_REPROMPT",
     "JSON_ANSWER_ONLY",
     "JSON_CALL",
+    "JSON_CHECK_NOTICE",
     "JSON_FINAL",
     "JSON_FORMAT",
     "JSON_FORMAT_ANSWER",
@@ -44,6 +46,9 @@ __all__ = [
     "OBSERVATION_OF",
     "PLAN_NOTICE",
     "PROSE_REPROMPT",
+    "RESULT_CUT_CHARS",
+    "RESULT_CUT_ITEMS",
+    "RESULT_CUT_LINES",
     "TOOL_BAD_ARGUMENTS",
     "TOOL_CALLING_PERSONA",
     "TOOL_FAILED",
@@ -113,7 +118,7 @@ PROSE_REPROMPT = (
 )
 
 #: Tool-calling protocol: a reply that says what the model will do, with no call. Sent once;
-#: the next reply without a call is the answer. No fields.
+#: given again, it is no answer (with no result in hand, a failed step). No fields.
 PLAN_NOTICE = (
     "Your last reply said what you will do but called no tool. Call the tool now, or, if "
     "you already have what the question asks for, give your answer."
@@ -124,6 +129,19 @@ JSON_PLAN_NOTICE = (
     "Your last reply said what you will do but made no call. Reply with the JSON of that "
     'call now, or, if you already have what the question asks for, with {"action": "final", '
     '"action_input": "<your answer>"}.'
+)
+
+#: Tool-calling protocol: an answer that failed one of the agent's ``answer_checks``, sent
+#: back once. Fields: reason (the check's own words).
+CHECK_NOTICE = (
+    "Your answer was not accepted: {reason}. Answer again, or call a tool if you need one."
+)
+
+#: The JSON protocol's twin of :data:`CHECK_NOTICE`. Fields: reason.
+JSON_CHECK_NOTICE = (
+    "Your answer was not accepted: {reason}. Reply again with "
+    '{{"action": "final", "action_input": "<your answer>"}}, or with the JSON of a tool call '
+    "if you need one."
 )
 
 #: An action named a tool the agent does not have. Fields: name, tools, hint.
@@ -166,6 +184,17 @@ OBSERVATION = "Observation: {output}"
 #: How each observation of a reply with several actions is shown. Fields: name, input, output.
 OBSERVATION_OF = "Observation [{name} {input}]: {output}"
 
+#: In a tool result larger than the memory window, in place of the lines it leaves out (the
+#: window keeps the lines naming the question's words, the head and the tail; the run's
+#: records keep the whole result for the answer). Fields: count, chars (both ints).
+RESULT_CUT_LINES = "…[result cut to fit the window: {count} lines ({chars:,} characters) left out]…"
+
+#: The same in a result that is one line holding a JSON list of objects. Fields: count, chars.
+RESULT_CUT_ITEMS = "…[result cut to fit the window: {count} items ({chars:,} characters) left out]…"
+
+#: The same in a result of one long text, cut by characters (head and tail). Fields: chars.
+RESULT_CUT_CHARS = "…[result cut to fit the window: {chars:,} characters left out]…"
+
 #: The last allowed loop, with ``reserve_final_answer``. No fields.
 FINAL_INSTRUCTION = (
     "This is the last allowed step. Do not call any tool. Answer now with "
@@ -197,7 +226,7 @@ ANSWER_FORMAT_REPROMPT = (
 NOT_APPROVED = "ERROR: the call to {name!r} was not approved, so it was not run."
 
 
-# --- The answer stage (lcel_agent/stages/answer.py) ------------------------------------------
+# --- The answer stage (lcel_agent/stages/answer/) ---------------------------------------------
 # A fresh, short context: the question and the run's results, numbered, one per line, and a
 # form that asks for every result. Asked only "answer from these results", the 1.5B model
 # merged two cities' weather into one word (2 of 8 answers complete); asked for one line per

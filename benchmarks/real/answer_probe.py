@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lcel_agent.gathered import Result
+from lcel_agent.rules.gathered import Result
 from lcel_agent.stages.answer._reply import read_lines, read_text
 from lcel_agent.stages.answer._request import Asking, Batch, lines_schema, request
 from lcel_agent.stages.llm_profile import with_output_limit, with_schema

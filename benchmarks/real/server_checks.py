@@ -40,7 +40,7 @@ from pydantic import SecretStr
 from benchmarks.bfcl.servers import DEFAULT_VENVS, UpstreamServer, llama_server_binary
 from benchmarks.real.models import MODELS, models_dir
 from benchmarks.real.server import LlamaServer
-from lcel_agent.gathered import Result
+from lcel_agent.rules.gathered import Result
 from lcel_agent.stages import without_client_retries
 from lcel_agent.stages.answer._request import Batch, lines_schema
 from lcel_agent.stages.llm_profile import with_schema

@@ -37,7 +37,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 
 from ..errors import ConfigurationError
-from ..tokens import count_message, estimate_tokens
+from ..memory.counters import count_message, estimate_tokens
 
 __all__ = [
     "AsyncRateLimitCallback",

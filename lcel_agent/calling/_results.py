@@ -22,7 +22,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
-from .._messages import MEDIA_TYPES
+from .._shared.messages import MEDIA_TYPES
 from ._output import ERROR_PREFIX, is_error_result, stringify_output
 
 __all__ = ["ToolResult", "is_media_block", "media_blocks", "read_result"]

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from .. import texts
-from .._messages import message_text
+from .._shared.messages import message_text
 from ..memory import SlidingWindowMemory
 from ..state import FINAL_ACTION, Action
 from .inputs import RunInput

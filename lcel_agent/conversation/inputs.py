@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, convert_to_messages
 from langchain_core.prompt_values import ChatPromptValue, PromptValue
 
-from .._messages import has_media, message_text
+from .._shared.messages import has_media, message_text
 
 __all__ = ["InputForm", "RunInput", "read_input"]
 

@@ -34,8 +34,8 @@ from typing import Any
 from .._redact import redact
 from ..conversation import RunInput
 from ..errors import CheckpointError
-from ..limits import Limits
 from ..memory import SlidingWindowMemory
+from ..rules.limits import Limits
 from ..state import AgentState, Observation, StepRecord
 from ._codec import dump, load, load_fields
 

@@ -33,7 +33,7 @@ from .. import texts
 from .._redact import redact
 from ..conversation import RunInput
 from ..errors import ConfigurationError, ErrorClass
-from ..limits import Limits
+from ..rules.limits import Limits
 from ..stages import with_call_id
 from ..state import Action, AgentState, Observation, StopReason
 from ._codec import dump

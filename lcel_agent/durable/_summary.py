@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..limits import finish
 from ..memory import SlidingWindowMemory
+from ..rules.limits import finish
 from ..state import StopReason
 from ._record import CHANNEL, Identity, Phase, Snapshot, read_snapshot
 from ._saver import Saver, Thread, Tip

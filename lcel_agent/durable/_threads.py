@@ -33,8 +33,8 @@ from langchain_core.runnables import ConfigurableFieldSpec, RunnableConfig
 
 from ..conversation import RunInput, read_input
 from ..errors import CheckpointError, ConfigurationError
-from ..limits import Limits, run_limits
 from ..memory import SlidingWindowMemory
+from ..rules.limits import Limits, run_limits
 from ..state import Action, StopReason, Usage
 from ._codec import dump
 from ._record import REQUEST_WRITE, Identity, Phase, Snapshot, read_snapshot

@@ -19,8 +19,8 @@ from langchain_core.runnables import RunnableConfig
 from ..approval import ApprovalPending
 from ..conversation import RunInput
 from ..errors import ConfigurationError
-from ..limits import Limits, gate
 from ..memory import SlidingWindowMemory
+from ..rules.limits import Limits, gate
 from ..stages import JOURNAL_KEY
 from ..state import Action, AgentResult, AgentState
 from ._run import DurableRun, approval_request
@@ -73,7 +73,7 @@ class Trip:
         self.config = config
 
     def gate(self, state: AgentState, limits: Limits, iterations: int) -> AgentState:
-        """:func:`~lcel_agent.limits.gate`, except before the rest of a resumed loop."""
+        """:func:`~lcel_agent.rules.limits.gate`, except before the rest of a resumed loop."""
         return state if self._first else gate(state, limits, iterations)
 
     def _durable(self) -> DurableRun:

@@ -8,7 +8,7 @@ from typing import Literal
 
 from langchain_core.messages import BaseMessage
 
-from ..limits import Limits
+from ..rules.limits import Limits
 from ..state import Action, AgentResult, AgentState, StepRecord, StopReason
 from ._record import Phase, Snapshot
 from ._saver import Thread, Tip

@@ -4,7 +4,7 @@
   question, whole turns, a budget it never exceeds;
 * compaction (:mod:`.compaction`, :mod:`.summary`): what turns leave behind when
   they leave the window, by default a digest of the facts they established;
-* token counters (:mod:`.counters`, public as :mod:`lcel_agent.tokens`);
+* token counters (:mod:`.counters`);
 * :mod:`.shrink`: shortening a text while keeping it readable;
 * :mod:`.persist` (the window as JSON, for sessions) and :mod:`.trim` (the rules
   on a plain message list).

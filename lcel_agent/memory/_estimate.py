@@ -1,8 +1,8 @@
 """The fast token estimate: per-class character weights fitted against a real tokenizer.
 
-Public path: :mod:`lcel_agent.tokens`::
+Public path: :mod:`lcel_agent.memory.counters`::
 
-    from lcel_agent.tokens import estimate_tokens, make_estimator, char_classes
+    from lcel_agent.memory.counters import estimate_tokens, make_estimator, char_classes
     estimate_tokens("北京今天晴")            # o200k_base-calibrated, pure Python
     make_estimator("cl100k_base")("hello")
 """

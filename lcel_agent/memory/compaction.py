@@ -6,7 +6,8 @@ results as turns. When it is full, the oldest whole turns leave first (and a
 failed turn as soon as a later one succeeds) and are handed to the compactor,
 which folds them into a :class:`Digest`: a bounded block of text the window
 shows with the pinned question. The newest turn is never cut for the digest's
-sake. The default, :class:`DigestCompactor`, needs no model call: one line per
+sake (a newest result larger than the window itself is cut where the window needs it:
+:mod:`lcel_agent.memory.cut`). The default, :class:`DigestCompactor`, needs no model call: one line per
 tool call that established something, the head of its result (whole JSON items
 first), with a newer result of the same call replacing the older one. When the
 block outgrows its budget every line is shortened (to an equal share, down to
@@ -33,115 +34,20 @@ alternative. Write your own by implementing :class:`Compactor`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol, runtime_checkable
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage
 
-from lcel_agent._messages import has_media, message_text
+from lcel_agent._shared.messages import has_media, message_text
 
 from .counters import TokenCounter
+from .cut import cut_result
+from .facts import ANSWER_CALL, HEADER, Digest, Fact, Turn
 from .shrink import head_text
 
 __all__ = ["ANSWER_CALL", "HEADER", "Compactor", "Digest", "DigestCompactor", "Fact", "Turn"]
-
-#: The ``call`` of the fact a final answer establishes: ``Fact(ANSWER_CALL, answer)``.
-ANSWER_CALL = "final answer"
-
-HEADER = "Done so far:"
-"""The line the default digest starts with."""
-
-
-@dataclass(frozen=True, slots=True)
-class Fact:
-    """What one step established: a tool call and its result (or the answer)."""
-
-    call: str
-    """How the step reads: ``get_weather(北京)``."""
-    result: str
-    """The result the model saw (for a failure: the error text)."""
-    ok: bool = True
-    """False for a call that failed."""
-    subject: str = ""
-    """The call's input as text; a line omits the call when the result contains it."""
-    key: str = ""
-    """Identity of the call (default ``call``): a newer fact with the same key replaces an older one."""
-
-    @property
-    def identity(self) -> str:
-        """What makes two facts the same fact: ``key``, else ``call``."""
-        return self.key or self.call
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """A turn handed to a compactor: its messages and what it established."""
-
-    messages: tuple[BaseMessage, ...]
-    facts: tuple[Fact, ...] = ()
-    """What the turn established, when the agent knows (empty for turns added as plain messages)."""
-    failed: bool = False
-    """True for a loop that failed (a garbled reply, an unknown tool, a failed call ...)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Digest:
-    """The compacted past: a block of text, and how it came to be."""
-
-    text: str = ""
-    """The body shown to the model (without the header); empty when nothing was compacted."""
-    facts: tuple[Fact, ...] = ()
-    """The entries the text was rendered from (:class:`DigestCompactor`)."""
-    dropped: int = 0
-    """Entries dropped to keep the digest within its budget."""
-    calls: int = 0
-    """Model calls spent on compaction so far (:class:`SummaryCompactor`)."""
-    input_tokens: int = 0
-    """Prompt tokens of those calls."""
-    output_tokens: int = 0
-    """Completion tokens of those calls."""
-    header: str = field(default=HEADER, compare=False)
-    """The line shown before the text."""
-    fresh: tuple[str, ...] = ()
-    """The facts (by identity) of the newest turn folded, when the compactor keeps them whole
-    (``DigestCompactor(newest_whole=True)``): what the next call may need, in view."""
-
-    @property
-    def block(self) -> str:
-        """What the window appends to the question: header and text, or "" when empty."""
-        return f"{self.header}\n{self.text}" if self.text else ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe snapshot (for stored sessions)."""
-        return {
-            "text": self.text,
-            "header": self.header,
-            "facts": [[f.call, f.result, f.ok, f.subject, f.key] for f in self.facts],
-            "dropped": self.dropped,
-            "calls": self.calls,
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "fresh": list(self.fresh),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Digest:
-        """Rebuild a digest from :meth:`to_dict`."""
-        facts = tuple(
-            Fact(str(c), str(r), bool(ok), str(s), str(k))
-            for c, r, ok, s, k in data.get("facts") or []
-        )
-        return cls(
-            text=str(data.get("text", "")),
-            facts=facts,
-            dropped=int(data.get("dropped", 0)),
-            calls=int(data.get("calls", 0)),
-            input_tokens=int(data.get("input_tokens", 0)),
-            output_tokens=int(data.get("output_tokens", 0)),
-            header=str(data.get("header") or HEADER),
-            fresh=tuple(str(f) for f in data.get("fresh") or ()),
-        )
 
 
 @runtime_checkable
@@ -230,7 +136,10 @@ class DigestCompactor:
     """The lines of the newest turn folded keep their results whole (past ``line_tokens``
     and ``max_tokens``) while the window has room for them: a listing, a page of search
     hits or an id the next call uses is in view when the model writes that call, in a
-    line rather than a turn (a small model shown its results as turns copied them back)."""
+    line rather than a turn (a small model shown its results as turns copied them back).
+    Newest lines larger than the window's room are cut to what the older lines leave them
+    (at least half the room), keeping their ends and the lines naming the question's words
+    (:func:`~lcel_agent.memory.cut.cut_result`, with :attr:`Digest.focus`)."""
 
     def __post_init__(self) -> None:
         if self.keep_turns is not None and self.keep_turns < 0:
@@ -342,7 +251,51 @@ class DigestCompactor:
                         self._digest(digest, [*fitted.facts, *whole], fitted.dropped),
                         fresh=digest.fresh,
                     )
+            elif (cut := self._cut_newest(digest, fresh, budget, counter)) is not None:
+                return cut
         return self._fit(replace(digest, fresh=()), budget, counter)
+
+    def _cut_newest(
+        self, digest: Digest, fresh: set[str], budget: int, counter: TokenCounter
+    ) -> Digest | None:
+        """The newest lines when they are larger than the window: cut to the room left them.
+
+        The older lines keep what ``max_tokens`` gives them, at most half the room; the
+        newest share the rest, each cut by :func:`~lcel_agent.memory.cut.cut_result` (the
+        lines naming the question's words, head and tail, a marker saying what is left out).
+        None when that leaves them less than a line's worth each.
+        """
+        rest = tuple(e for e in digest.facts if e.identity not in fresh)
+        older = self._fit(
+            replace(digest, facts=rest, fresh=()), min(self._budget(budget), budget // 2), counter
+        )
+        newest = [e for e in digest.facts if e.identity in fresh]
+        base = self._digest(digest, older.facts, older.dropped).block or self.header
+        room = budget - counter(base) - len(newest)  # and a line break before each
+        for _ in range(3):  # a line's framing is priced after the cut: settle it in a few tries
+            if room < self.line_tokens * len(newest):
+                return None
+            shares, left = {}, room
+            for n, e in enumerate(sorted(newest, key=lambda e: counter(e.result)), 1):
+                shares[e.identity] = left // (len(newest) - n + 1)
+                left -= min(counter(e.result), shares[e.identity])
+            lines = [
+                replace(
+                    e,
+                    result=cut_result(e.result.strip(), shares[e.identity], counter, digest.focus),
+                )
+                if e.ok
+                else self._short(e, shares[e.identity], counter)
+                for e in newest
+            ]
+            cut = replace(
+                self._digest(digest, [*older.facts, *lines], older.dropped), fresh=digest.fresh
+            )
+            over = counter(cut.block) - budget
+            if over <= 0:
+                return cut
+            room -= over
+        return None
 
     def _fit(self, digest: Digest, budget: int, counter: TokenCounter) -> Digest:
         budget = self._budget(budget)

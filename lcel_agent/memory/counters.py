@@ -1,10 +1,8 @@
 """Token counters for the memory window: a fast estimate, an exact tiktoken counter, or yours.
 
-Public path: :mod:`lcel_agent.tokens` (this module, re-exported).
-
 A token counter is any callable ``str -> int``. Three kinds are ready::
 
-    from lcel_agent.tokens import estimate_tokens, TiktokenCounter, resolve_counter
+    from lcel_agent.memory.counters import estimate_tokens, TiktokenCounter, resolve_counter
 
     estimate_tokens("北京今天晴")            # fast pure-Python estimate (o200k_base-calibrated)
     exact = TiktokenCounter(model="gpt-4o-mini")  # real tokenizer, works offline
@@ -36,7 +34,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from lcel_agent._messages import MEDIA_TYPES
+from lcel_agent._shared.messages import MEDIA_TYPES
 
 from ._estimate import ESTIMATE_WEIGHTS, TokenCounter, char_classes, estimate_tokens, make_estimator
 from ._tiktoken import (

@@ -22,11 +22,11 @@ from collections.abc import Callable
 
 from langchain_core.messages import BaseMessage
 
-from lcel_agent._messages import message_text
+from lcel_agent._shared.messages import message_text
 
 from .counters import TokenCounter, count_message
 
-__all__ = ["head_text", "shrink_message", "shrink_text", "truncate_text"]
+__all__ = ["head_text", "longest", "shrink_message", "shrink_text", "truncate_text"]
 
 _DECODER = json.JSONDecoder()
 
@@ -61,7 +61,7 @@ def _json_list(text: str, least: int = 2) -> tuple[int, int, list[object]] | Non
     return None
 
 
-def _longest(size: int, render: Callable[[int], str], target: int, counter: TokenCounter) -> str:
+def longest(size: int, render: Callable[[int], str], target: int, counter: TokenCounter) -> str:
     """``render(k)`` for the largest ``k`` in ``0..size`` costing at most ``target`` (else k=0)."""
     lo, hi = 0, size
     best = render(0)
@@ -87,7 +87,7 @@ def _by_items(text: str, target: int, counter: TokenCounter) -> str | None:
     if found is None:
         return None
     start = found[0]
-    best = _longest(
+    best = longest(
         len(found[2]) - 1, lambda count: _items_text(text, found, count), target, counter
     )
     # One whole item is the least worth keeping in this form; below that, cut the text.
@@ -101,7 +101,7 @@ def shrink_text(text: str, target: int, counter: TokenCounter) -> str:
     """
     if counter(text) <= target:
         return text
-    return _by_items(text, target, counter) or _longest(
+    return _by_items(text, target, counter) or longest(
         len(text) - 1, lambda keep: truncate_text(text, keep), target, counter
     )
 
@@ -121,7 +121,7 @@ def head_text(text: str, target: int, counter: TokenCounter, *, whole_item: bool
     if whole_item and (found := _json_list(text, least=1)) is not None:
         # Already down to one item (``[{…}] …(+2 more)``): that is as short as it gets.
         return text if len(found[2]) == 1 else _items_text(text, found, 1)
-    return _longest(len(text) - 1, lambda keep: _head(text, keep), target, counter)
+    return longest(len(text) - 1, lambda keep: _head(text, keep), target, counter)
 
 
 def shrink_message(

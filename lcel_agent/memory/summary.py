@@ -28,8 +28,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable
 
-from lcel_agent._messages import message_text
-from lcel_agent._timeout import acall_with_timeout, call_with_timeout
+from lcel_agent._shared.messages import message_text
+from lcel_agent._shared.timeout import acall_with_timeout, call_with_timeout
 
 from .compaction import Digest, DigestCompactor, Turn
 from .counters import TokenCounter

@@ -33,8 +33,10 @@ Rules (:func:`trim_messages` applies the same ones to a plain list, without comp
   messages alone do: the digest is kept within what the pinned messages and
   the newest turn leave (the newest turn keeps at least an eighth of the
   window); if the newest turn still does not fit, its largest messages are
-  shortened (whole JSON list items first, else head and tail around a visible
-  ``…[truncated N chars]…`` marker); then the digest; then the turn leaves.
+  shortened: a tool result is cut by :func:`~lcel_agent.memory.cut.cut_result` (its
+  ends and the lines naming the question's words, a marker in each gap saying how many
+  lines and characters are left out), the model's own words keep head and tail around a
+  visible ``…[truncated N chars]…`` marker; then the digest; then the turn leaves.
 
 A window is not thread-safe; give each run its own (see :meth:`fresh`). The rules
 themselves live in :mod:`lcel_agent.memory._rules`.
@@ -71,7 +73,9 @@ DEFAULT_COMPACTOR: Compactor = DigestCompactor()
 #: newest turn's lines keep their results whole while the window has room and every older
 #: line keeps its result beside them (a listing, a page of search hits, an id just created:
 #: the next call may need any of it), the lines hold at most 250 tokens of results, the
-#: newest counted first, and older calls keep their ledger line. (Kept
+#: newest counted first, and older calls keep their ledger line. A newest result larger
+#: than the window is cut to the room the older lines leave it (at least half), keeping its
+#: ends and the lines that name the question's words (:mod:`lcel_agent.memory.cut`). (Kept
 #: as a turn, the newest results were copied back by a 1.5B model instead of answering:
 #: docs/benchmarks.md, "Round 5".)
 AGENT_COMPACTOR: Compactor = DigestCompactor(keep_turns=0, max_tokens=250, newest_whole=True)
@@ -88,7 +92,7 @@ class SlidingWindowMemory(WindowRules):
 
     Args:
         max_tokens: the budget for all messages, pinned and digest included.
-        counter: a token counter or a name for :func:`~lcel_agent.tokens.resolve_counter`
+        counter: a token counter or a name for :func:`~lcel_agent.memory.counters.resolve_counter`
             (default: the fast estimate).
         compactor: what turns that leave become (default: a digest of their facts;
             ``None``: they are forgotten).
@@ -309,7 +313,7 @@ class SlidingWindowMemory(WindowRules):
             while True:
                 assert self.compactor is not None
                 digest = await self.compactor.acompact(
-                    self._digest, batch, self._digest_budget(), self.counter
+                    self._handed(), batch, self._digest_budget(), self.counter
                 )
                 batch = steps.send(digest)
         except StopIteration:

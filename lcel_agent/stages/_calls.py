@@ -32,7 +32,7 @@ from langchain_core.tools import BaseTool
 
 from .. import texts
 from .._redact import redact
-from .._timeout import call_async_with_timeout
+from .._shared.timeout import call_async_with_timeout
 from ..approval import ApprovalPending
 from ..errors import ErrorClass
 from ..state import Action, AgentState, Observation

@@ -24,21 +24,31 @@ from typing import Any
 
 import json_repair
 
-__all__ = ["read_closed_outer", "read_lenient", "top_level_values", "whole_spans"]
+__all__ = [
+    "end_of_group",
+    "read_closed_outer",
+    "read_lenient",
+    "top_level_spans",
+    "top_level_values",
+    "whole_spans",
+]
 
 _OPENERS = "{["
 # Starting points tried at most: a reply of prose full of braces costs no more than this.
 _MAX_STARTS = 64
 _CLOSERS = {"{": "}", "[": "]"}
+# A call's parentheses, for end_of_group: the brackets inside it must close in order too.
+_GROUP_CLOSERS = {**_CLOSERS, "(": ")"}
 _QUOTES = "\"'"
 
 
-def _end_of_value(text: str, start: int) -> int | None:
+def _end_of_value(text: str, start: int, closers: dict[str, str] = _CLOSERS) -> int | None:
     """Index just past the object or list opening at ``start``, or None if it never closes.
 
     Strings open with either quote and end at the same quote (a backslash escapes the
     next character); brackets must close in order.
     """
+    ends = "".join(closers.values())
     stack: list[str] = []
     quote = ""
     escaped = False
@@ -54,14 +64,23 @@ def _end_of_value(text: str, start: int) -> int | None:
             continue
         if char in _QUOTES:
             quote = char
-        elif char in _CLOSERS:
-            stack.append(_CLOSERS[char])
-        elif char in "}]":
+        elif char in closers:
+            stack.append(closers[char])
+        elif char in ends:
             if not stack or stack.pop() != char:
                 return None
             if not stack:
                 return index + 1
     return None
+
+
+def end_of_group(text: str, start: int) -> int | None:
+    """Index just past the bracket group opening at ``start`` (``(``, ``[`` or ``{``), or None.
+
+    As for a JSON value: quotes are respected, and every bracket inside must close in order
+    (``get_weather(city="a)b")`` ends at its last parenthesis).
+    """
+    return _end_of_value(text, start, _GROUP_CLOSERS)
 
 
 def whole_spans(text: str) -> Iterator[str]:
@@ -134,16 +153,15 @@ def read_closed_outer(text: str) -> dict[str, Any] | list[Any] | None:
     return value if isinstance(value, kind) and value else None
 
 
-def top_level_values(text: str) -> list[dict[str, Any] | list[Any]]:
-    """Every whole object or list in ``text`` that is not inside another, in order.
+def top_level_spans(text: str) -> list[tuple[int, int, dict[str, Any] | list[Any]]]:
+    """Every whole object or list in ``text`` that is not inside another, with where it lies.
 
-    Small models write a plan as several objects one after another (in one fence or
-    not) instead of a JSON list: ``{...}\n{...}\n{...}``. Each is read strictly, else
-    leniently; a span that reads as neither is skipped.
+    ``(start, end, value)`` in order, ``text[start:end]`` being the value's text. Each is read
+    strictly, else leniently; a span that reads as neither is skipped.
     """
-    values: list[dict[str, Any] | list[Any]] = []
+    spans: list[tuple[int, int, dict[str, Any] | list[Any]]] = []
     index = 0
-    while len(values) < _MAX_STARTS:
+    while len(spans) < _MAX_STARTS:
         starts = [i for i in (text.find("{", index), text.find("[", index)) if i >= 0]
         if not starts:
             break
@@ -155,6 +173,16 @@ def top_level_values(text: str) -> list[dict[str, Any] | list[Any]]:
         value = _load(text[start:end])
         kind = dict if text[start] == "{" else list
         if isinstance(value, kind) and value:
-            values.append(value)
+            spans.append((start, end, value))
         index = end
-    return values
+    return spans
+
+
+def top_level_values(text: str) -> list[dict[str, Any] | list[Any]]:
+    """Every whole object or list in ``text`` that is not inside another, in order.
+
+    Small models write a plan as several objects one after another (in one fence or
+    not) instead of a JSON list: ``{...}\n{...}\n{...}``. Each is read strictly, else
+    leniently; a span that reads as neither is skipped.
+    """
+    return [value for _, _, value in top_level_spans(text)]

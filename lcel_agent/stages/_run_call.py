@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from .. import texts
 from .._redact import redact
-from .._timeout import (
+from .._shared.timeout import (
     CallTimeout,
     acall_with_timeout,
     arun_sync_with_timeout,

@@ -3,7 +3,7 @@
 The JSON protocol asks for ``{"action": ..., "action_input": ...}``; models also
 write the shape of the chat APIs' tool calls (``{"name": ..., "arguments": ...}``,
 sometimes inside ``{"function": {...}}``), other common key names (``tool``,
-``args``, ``parameters``, ``input``), the arguments inline beside the name
+``args``, ``parameters``, ``input``; ``function`` when it holds the name), the arguments inline beside the name
 (``{"action": "get_weather", "city": "北京"}``), arguments as JSON text, and the
 tool with its signature as the prompt lists it (``get_weather(city)``), and the
 values written into the tool's schema (``{"properties": {"city": "北京"}, "required":
@@ -126,7 +126,10 @@ def read_action(
     """
     if not isinstance(item, dict):
         raise ShapeError(f"an action must be a JSON object, not {type(item).__name__}")
-    named = _one_of(item, NAME_KEYS, "name")
+    # "function" names the tool when it is a string ({"function": "f", "parameters": {...}});
+    # an object under it is the chat APIs' wrapper, read below.
+    keys = (*NAME_KEYS, "function") if isinstance(item.get("function"), str) else NAME_KEYS
+    named = _one_of(item, keys, "name")
     if named is None and isinstance(item.get("function"), dict):
         return read_action(item["function"], tools, arguments)  # {"type": "function", ...}
     if named is None and len(item) == 1:
@@ -140,7 +143,7 @@ def read_action(
     if given is not None:
         value = given[1]
     else:
-        rest = {k: v for k, v in item.items() if k not in NAME_KEYS and k != "type"}
+        rest = {k: v for k, v in item.items() if k not in keys and k != "type"}
         from_signature = _from_signature(inside, (arguments or {}).get(name, ()))
         if from_signature is not None and not rest:
             value = from_signature

@@ -3,7 +3,7 @@
 Pure: it reads what the earlier stages left in the state and writes
 
 * the loop's :class:`~lcel_agent.state.StepRecord`;
-* the circuit breaker (:mod:`lcel_agent.breaker`): a loop whose calls returned
+* the circuit breaker (:mod:`lcel_agent.rules.breaker`): a loop whose calls returned
   a result the run had not seen is *progress* and resets it; a failed loop (a
   format error, an unknown tool, bad arguments, a failed, timed-out or refused
   call, a drift nudge) is fingerprinted, so the breaker can tell the same
@@ -16,32 +16,36 @@ Pure: it reads what the earlier stages left in the state and writes
   parser error), the facts it established, and whether it failed;
 * what ended the acting (``finished_by``), for the answer stage: an answer
   (``final``, ``forced`` on the reserved loop), an empty reply (``empty``) or a plan
-  given as the answer (``plan``: a plan sent back once, then another reply in words),
-  or, once calls have succeeded, a reply that copies their results out instead of a
-  call (``echo``), an answer cut off at the length limit (``cut``), or a drift stop
+  given as the answer (``plan``: a plan sent back once, then another plan, with results
+  in hand), or, once calls have succeeded, a reply that copies their results out instead
+  of a call (``echo``), an answer cut off at the length limit (``cut``), or a drift stop
   (``drift``): the model has stopped acting, and the answer stage decides the answer;
-* a reply in words sent back once with a notice (``state.notice``): neither a success
-  nor a failure, so the breaker does not count it.
+* the answer checks that send back (``answer_checks``: ``plan`` and a user's own,
+  :mod:`lcel_agent.stages.answer`): an answer that fails one goes back once with a
+  notice (``state.notice``), which the breaker does not count; failed again, the answer
+  stage writes the answer (``state.failed_check``), except a plan with no result in hand,
+  which is no answer and no progress: a failed step (``plan``) for the breaker, so a model
+  that only ever says what it will do stops within ``2 * max_errors + 1`` calls.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from .._messages import message_text
 from .._redact import redact
-from ..breaker import StopWhy, advance
+from .._shared.messages import message_text
 from ..errors import ErrorClass, Policy
-from ..gathered import gathered
 from ..memory import Fact
 from ..memory.compaction import ANSWER_CALL
-from ..policies import DEFAULT_POLICIES
-from ..protocols import JsonTranscript, Transcript
+from ..rules.breaker import StopWhy, advance
+from ..rules.gathered import gathered
+from ..rules.policies import DEFAULT_POLICIES
+from ..rules.protocols import JsonTranscript, Transcript
 from ..state import (
     FINAL_ACTION,
     Action,
@@ -53,7 +57,7 @@ from ..state import (
 )
 from ..texts import FORMAT_REPROMPT
 from ._base import Stage
-from .answer import echoes
+from .answer import DEFAULT_CHECKS, AnswerCheck, Judged, echoes, judge_answer
 from .parse import final_text
 
 __all__ = ["ClassifyError", "facts_of"]
@@ -130,11 +134,14 @@ class ClassifyError(Stage):
     """Decide the outcome of the loop. See the module docstring for the rules.
 
     Args:
-        max_errors: the breaker's limit (see :mod:`lcel_agent.breaker`).
+        max_errors: the breaker's limit (see :mod:`lcel_agent.rules.breaker`).
         policies: the policy per error class (``stop`` ends the run at once).
         transcript: how the loop is written into memory (per protocol).
         return_direct: names of tools whose successful result ends the run as
             its answer (``tool.return_direct``), with no further model call.
+        checks: the answer checks (``answer_checks``); those that send back run here.
+        tools: the agent's tool names (a plan names them; with none, words only answer).
+        json_protocol: how a notice tells the model to answer (JSON's ``final`` or words).
     """
 
     name = "classify_error"
@@ -146,10 +153,16 @@ class ClassifyError(Stage):
         policies: Mapping[ErrorClass, Policy] | None = None,
         transcript: Transcript | None = None,
         return_direct: Collection[str] = (),
+        checks: Sequence[AnswerCheck] = DEFAULT_CHECKS,
+        tools: Collection[str] = (),
+        json_protocol: bool = True,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
         self.return_direct = frozenset(return_direct)
+        self.checks = tuple(checks)
+        self.tools = frozenset(tools)
+        self.json_protocol = json_protocol
         self.max_errors = max_errors
         self.policies = {**DEFAULT_POLICIES, **(policies or {})}
         self.transcript: Transcript = transcript or JsonTranscript()
@@ -190,16 +203,30 @@ class ClassifyError(Stage):
 
     def _answered(
         self, state: AgentState, final: Action, steps: tuple[StepRecord, ...], by: str
-    ) -> AgentState:
+    ) -> AgentState | RunError:
+        """The run's answer, or the answer sent back for a check, or the error of a plan
+        given again with nothing done (which the breaker then counts)."""
         answer = final_text(final.tool_input)
-        if by != "direct":
-            by = "empty" if not answer.strip() else "plan" if state.plan else by
+        judged = Judged()
+        if by != "direct" and answer.strip():
+            judged = judge_answer(
+                state, answer, self.checks, self.tools,
+                json_protocol=self.json_protocol, stage=self.name or "classify_error",
+            )  # fmt: skip
+        if judged.notice is not None:
+            back = dataclasses.replace(state, notice=judged.notice)
+            return self._sent_back(back, (*state.steps, self._record(back, None)))
+        if judged.error is not None:
+            return judged.error
+        if by != "direct" and not answer.strip():
+            by = "empty"
         return dataclasses.replace(
             state,
             steps=steps,
             stop=StopReason.FINAL,
             output=answer,
-            finished_by=by,
+            finished_by=judged.finished_by or by,
+            failed_check=judged.failed_check,
             pending=tuple(self.transcript.messages(state, None)),
             pending_facts=(Fact(ANSWER_CALL, answer),),
         )
@@ -232,9 +259,15 @@ class ClassifyError(Stage):
         final = next((a for a in state.actions if a.is_final), None)
         direct = _direct_answer(state, self.return_direct) if error is None else None
         if direct is not None:  # a return_direct tool answered: no further model call
-            return self._answered(state, Action(FINAL_ACTION, direct), steps, "direct")
+            return self._done(self._answered(state, Action(FINAL_ACTION, direct), steps, "direct"))
         if final is not None and error is None:
-            return self._answered(state, final, steps, "forced" if state.final_only else "final")
+            answered = self._answered(
+                state, final, steps, "forced" if state.final_only else "final"
+            )
+            if isinstance(answered, AgentState):
+                return answered
+            error = answered  # a plan with nothing done: a failed step, as any other
+            steps = (*state.steps, self._record(state, error))
         done = self._done_acting(dataclasses.replace(state, steps=steps), error)
         if done is not None:  # the answer stage writes the answer from the results
             return dataclasses.replace(
@@ -303,6 +336,11 @@ class ClassifyError(Stage):
             if drift:
                 changes["finished_by"] = self._drifted(state)
         return dataclasses.replace(state, **changes)
+
+    @staticmethod
+    def _done(answered: AgentState | RunError) -> AgentState:
+        assert isinstance(answered, AgentState), "a direct answer is never checked"
+        return answered
 
     def _sent_back(self, state: AgentState, steps: tuple[StepRecord, ...]) -> AgentState:
         """A reply in words goes back once with its notice; the breaker does not count it."""

@@ -9,7 +9,10 @@ Python quotes, trailing commas, a comment after the object: see
 :mod:`lcel_agent.stages._repair`), but only a whole object or list: a reply cut
 off mid-value is never completed into an action. Inside the agent, a reply that
 writes several objects one after another (a plan without the list's brackets)
-is read as the list of them (:func:`several_values`).
+is read as the list of them (:func:`several_values`). A reply whose JSON is not an
+action (or that has none) but that writes a call in words, a tool's name with its
+arguments beside it or in call syntax, is read as that call before anything else is
+decided about its words (:mod:`lcel_agent.stages._written`).
 
 Works on its own in any chain::
 
@@ -33,20 +36,22 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from .._messages import message_text
 from .._redact import redact
+from .._shared.messages import message_text
 from ..errors import ActionParseError, ErrorClass, error_reason
-from ..gathered import gathered
+from ..rules.gathered import gathered
 from ..state import FINAL_ACTION, AgentState, RunError
 from ..texts import FORMAT_REPROMPT, PROSE_REPROMPT
 from ._base import Stage
-from ._plans import judge_words
 from ._repair import read_closed_outer, read_lenient, top_level_values
+from ._shapes import ShapeError, read_action
+from ._words import judge_words
+from ._written import written_calls
 
 __all__ = [
     "CleanJson",
@@ -55,6 +60,7 @@ __all__ = [
     "is_prose",
     "message_text",
     "several_values",
+    "succeeded",
 ]
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -142,8 +148,14 @@ def is_prose(text: str, tools: Collection[str] = ()) -> bool:
 class CleanJson(Stage):
     """Parse the reply's JSON into ``state.parsed`` (or a str/message into a value).
 
+    A reply whose JSON is not an action but which writes a call in words ("I'll call
+    get_weather with {"city": "北京"}", ``get_weather(city="北京")``) is read as that call
+    (:mod:`lcel_agent.stages._written`), before it is judged as an answer or a plan.
+
     Args:
         tools: the agent's tool names; a plain-text reply that names one is not an answer.
+            Given as a mapping of each tool's argument names (as ``create_agent`` does), a
+            call written in words is read too: its arguments must be the tool's.
         prose_answers: take a plain-text reply as the final answer when it carries a fact
             of the run's results (the default); False re-prompts for JSON instead.
     """
@@ -153,42 +165,72 @@ class CleanJson(Stage):
     def __init__(
         self,
         *,
-        tools: Collection[str] = (),
+        tools: Collection[str] | Mapping[str, Collection[str]] = (),
         prose_answers: bool = True,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
         self.tools = tuple(tools)
+        self.arguments: Mapping[str, Collection[str]] = (
+            dict(tools) if isinstance(tools, Mapping) else {}
+        )
         self.prose_answers = prose_answers
 
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None or state.loop_error is not None or state.reply is None:
             return state
         text = message_text(state.reply)
+        parsed: Any = None
+        failure: Exception | None = None
         try:
             parsed = several_values(text) or extract_json(text)
         except (ActionParseError, TypeError) as exc:
-            stripped = text.strip()
-            if self.prose_answers and "{" not in stripped:
-                if not stripped and gathered(state):  # said nothing, with results in hand
-                    return dataclasses.replace(state, parsed=_final(""))
-                if stripped:
-                    words = judge_words(stripped, state, self.tools, json_protocol=True)
-                    if words.notice is not None:
-                        return dataclasses.replace(state, notice=words.notice)
-                    return dataclasses.replace(state, parsed=_final(stripped), plan=words.plan)
-            error = RunError(
-                state.loops,
-                self.name or "clean_json",
-                ErrorClass.FORMAT,
-                redact(error_reason(exc)),
-                notice=PROSE_REPROMPT if is_prose(text, self.tools) else None,
-            )
-            return dataclasses.replace(state, loop_error=error)
-        return dataclasses.replace(state, parsed=parsed)
+            failure = exc
+        if not _names_actions(parsed, self.tools):
+            written = written_calls(text, self.arguments, succeeded(state))
+            if written:
+                actions = [{"action": c.tool, "action_input": c.arguments} for c in written]
+                return dataclasses.replace(state, parsed=actions)
+        if failure is None:
+            return dataclasses.replace(state, parsed=parsed)
+        return self._words(state, text, failure)
+
+    def _words(self, state: AgentState, text: str, failure: Exception) -> AgentState:
+        """A reply with no JSON to read: the answer, a plan sent back, or a format error."""
+        stripped = text.strip()
+        if self.prose_answers and "{" not in stripped:
+            if not stripped and gathered(state):  # said nothing, with results in hand
+                return dataclasses.replace(state, parsed=_final(""))
+            if stripped:
+                words = judge_words(stripped, state, self.tools, json_protocol=True)
+                if words.notice is not None:
+                    return dataclasses.replace(state, notice=words.notice)
+                return dataclasses.replace(state, parsed=_final(stripped))
+        error = RunError(
+            state.loops,
+            self.name or "clean_json",
+            ErrorClass.FORMAT,
+            redact(error_reason(failure)),
+            notice=PROSE_REPROMPT if is_prose(text, self.tools) else None,
+        )
+        return dataclasses.replace(state, loop_error=error)
 
     def run_standalone(self, value: Any, config: RunnableConfig) -> Any:
         return extract_json(message_text(value))
+
+
+def succeeded(state: AgentState) -> frozenset[str]:
+    """The signatures of the run's calls that succeeded: written again, they are reported."""
+    return frozenset(signature for signature, ok, _ in state.history if ok)
+
+
+def _names_actions(parsed: Any, tools: Collection[str]) -> bool:
+    """Whether the reply's JSON is actions as it stands (each object names one)."""
+    items = parsed if isinstance(parsed, list) else [parsed]
+    try:
+        return bool(items) and all(read_action(item, tools) for item in items)
+    except ShapeError:
+        return False
 
 
 def _final(text: str) -> dict[str, str]:

@@ -3,7 +3,7 @@
 For every action the dispatcher first decides, without running anything,
 whether it may run (:meth:`DispatchTools.plan`): the tool must exist (else an
 ``unknown_tool`` notice listing the tools, with the closest name as a hint),
-the action must not drift (:mod:`lcel_agent.drift`), the per-run call limit
+the action must not drift (:mod:`lcel_agent.rules.drift`), the per-run call limit
 must allow it, and the input must fit (a dict where a one-string tool wants a
 string is coerced, the article's pitfall 1). Then the calls run, concurrently
 when there are several and ``parallel=True`` (threads in sync code, tasks in
@@ -40,7 +40,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 from .. import texts
-from .._messages import message_text
+from .._shared.messages import message_text
 from ..calling import (
     Fitted,
     Injected,
@@ -52,9 +52,9 @@ from ..calling import (
     model_args,
     schema_line,
 )
-from ..drift import REFUSED, TIMED_OUT, detect_drift, done_calls
 from ..errors import ErrorClass, Policy
-from ..policies import DEFAULT_POLICIES
+from ..rules.drift import REFUSED, TIMED_OUT, detect_drift, done_calls
+from ..rules.policies import DEFAULT_POLICIES
 from ..state import Action, AgentState, Observation
 from ..tools import coerce_single_arg
 from ._base import Stage
@@ -178,8 +178,8 @@ class DispatchTools(Stage):
     def _prepare_input(self, tool: BaseTool, value: Any) -> Any:
         args = self._model_args[tool.name]
         fields = list(args)
-        if not fields and value in (None, "", {}, []):
-            return {}  # a tool that takes nothing (ls(), pwd()), called as models write it
+        if value in (None, "", {}, []) and not self._schemas[tool.name].get("required"):
+            return {}  # nothing given to a tool that needs nothing (ls(), list(status?))
         if len(fields) == 1 and args[fields[0]].get("type", "string") == "string":
             return {fields[0]: coerce_single_arg(value, fields[0])}
         if isinstance(value, str) and value.strip().startswith("{"):

@@ -41,19 +41,18 @@ from tenacity import (
     Retrying,
     retry_if_exception,
     stop_after_attempt,
-    wait_exponential_jitter,
 )
 
 from .._redact import redact
-from .._timeout import acall_with_timeout, call_with_timeout
+from .._shared.timeout import acall_with_timeout, call_with_timeout
 from ..errors import ErrorClass, error_reason
 from ..memory import shrink_text, trim_messages
+from ..memory.counters import count_message, estimate_tokens
 from ..state import AgentState, RunError, StopReason, Usage
 from ..texts import TRUNCATED_REPROMPT
-from ..tokens import count_message, estimate_tokens
 from ._base import Stage
 from .llm_client import without_client_retries
-from .llm_errors import classify_model_error
+from .llm_errors import backoff_wait, classify_model_error
 from .llm_profile import with_output_limit
 from .llm_reply import cut_off, redact_reply, reports_finish, token_limit
 
@@ -145,9 +144,7 @@ class CallLLM(Stage):
         self.final_llm = final_llm or llm
         self.timeout = timeout
         self.retries = retries
-        self._backoff = wait_exponential_jitter(
-            initial=backoff[0], max=backoff[1], jitter=backoff[0]
-        )
+        self._backoff = backoff_wait(*backoff)
         self.max_retry_after = max_retry_after
         # OpenAI-compatible models always send a finish reason; from them, none means cut short.
         self._expects_finish = reports_finish(self.llm) and reports_finish(self.final_llm)

@@ -6,7 +6,7 @@ from typing import Any, TypeGuard
 
 from langchain_core.runnables import Runnable, RunnableBinding
 
-from .._lazy import is_chat_model
+from .._shared.lazy import is_chat_model
 from .llm_profile import legacy_limit_body
 
 __all__ = ["is_own_client", "without_client_retries"]

@@ -7,19 +7,24 @@ a status code and the response headers; plain ``TimeoutError`` and
 decode (a corrupted stream chunk or body raises ``json.JSONDecodeError`` or
 ``UnicodeDecodeError`` inside the client: the same glitch as a dropped
 connection, and as likely to clear on a second try). Anything else a model
-raises is fatal: it will not get better by asking again.
+raises is fatal: it will not get better by asking again. Between attempts the call waits
+what the server asked (``Retry-After``), else :func:`backoff_wait`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tenacity import RetryCallState
+
 from ..errors import ErrorClass
 
-__all__ = ["ModelErrorInfo", "classify_model_error", "retry_after_seconds"]
+__all__ = ["ModelErrorInfo", "backoff_wait", "classify_model_error", "retry_after_seconds"]
 
 #: Status codes worth retrying: timeout, conflict, rate limit, and any 5xx.
 TRANSIENT_STATUS = frozenset({408, 409, 429})
@@ -105,3 +110,23 @@ def classify_model_error(exc: BaseException) -> ModelErrorInfo:
         retry_after=retry_after_seconds(exc) if transient else None,
         context_overflow=(not transient) and _is_context_overflow(exc),
     )
+
+
+def backoff_wait(first: float, most: float) -> Callable[[RetryCallState], float]:
+    """The wait before attempt ``n + 1``: ``first * 2**(n - 1)`` seconds plus up to ``first``
+    at random, at most ``most``, as tenacity's ``wait_exponential_jitter(first, most,
+    jitter=first)`` computes it.
+
+    Written out because tenacity names that first wait two ways: 9.2.1 (on both stacks
+    today) warns on ``initial`` and wants ``multiplier``, and older releases the dependency
+    range admits (``tenacity>=8.2``) know only ``initial``.
+    """
+
+    def wait(retry_state: RetryCallState) -> float:
+        try:
+            seconds = first * 2.0 ** (retry_state.attempt_number - 1) + random.uniform(0, first)
+        except OverflowError:
+            seconds = most
+        return max(0.0, min(seconds, most))
+
+    return wait

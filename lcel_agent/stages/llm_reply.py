@@ -25,8 +25,8 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import Runnable
 from langchain_core.runnables.base import RunnableBindingBase
 
-from .._lazy import is_chat_model
 from .._redact import redact_value
+from .._shared.lazy import is_chat_model
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

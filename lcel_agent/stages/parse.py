@@ -10,10 +10,11 @@ Two parsers, one per protocol, each replacing the other under the same stage nam
 * :class:`ParseToolCalls` (tool-calling protocol) reads ``AIMessage.tool_calls``;
   a reply without tool calls is the final answer, unless its text is a tool call
   written out (plain JSON, fenced, or in ``<tool_call>`` tags) naming one of the
-  agent's tools, as models behind servers that do not parse calls write them. A reply
-  in words that is plainly a plan is sent back once with a notice; the next reply
-  without a call is the answer (the same rule as the JSON protocol's prose:
-  :mod:`._plans`). An empty reply once calls have succeeded ends the acting too (the
+  agent's tools, as models behind servers that do not parse calls write them, or a call
+  written in words (a tool's name with its arguments beside it, Python call syntax,
+  ReAct's ``Action:`` lines: :mod:`lcel_agent.stages._written`). A reply in words is an
+  answer, judged by the answer checks where every answer is (``classify_error``: a plan
+  is sent back once). An empty reply once calls have succeeded ends the acting too (the
   answer stage writes the answer); before any, it is a ``format`` error.
   A call of a tool named ``final`` is an ``unknown_tool`` error (no tool may
   have that name).
@@ -37,12 +38,12 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from .._messages import message_text
 from .._redact import redact
+from .._shared.messages import message_text
 from ..errors import ActionParseError, ErrorClass, error_reason
-from ..gathered import gathered
+from ..rules.gathered import gathered
+from ..rules.structured import ResponseFormat
 from ..state import FINAL_ACTION, Action, AgentState, RunError
-from ..structured import ResponseFormat
 from ..texts import (
     ANSWER_FORMAT_REPROMPT,
     FINAL_NOT_A_TOOL,
@@ -52,9 +53,10 @@ from ..texts import (
     PROSE_REPROMPT,
 )
 from ._base import Stage
-from ._plans import judge_words
 from ._shapes import ShapeError, read_action
-from .clean import extract_json
+from ._words import judge_words
+from ._written import written_calls
+from .clean import extract_json, succeeded
 
 __all__ = ["ParseAction", "ParseToolCalls", "final_text", "parse_actions", "text_tool_calls"]
 
@@ -317,7 +319,9 @@ class ParseToolCalls(Stage):
             )
             return dataclasses.replace(state, actions=actions)
         answer = message_text(reply).strip()
-        written = text_tool_calls(answer, self.tools, self.tools)
+        written = text_tool_calls(answer, self.tools, self.tools) or tuple(
+            Action(c.tool, c.arguments) for c in written_calls(answer, self.tools, succeeded(state))
+        )
         if written:
             return _with_written_calls(state, written, self.tools)
         if not answer:
@@ -329,5 +333,4 @@ class ParseToolCalls(Stage):
         words = judge_words(answer, state, self.tools, json_protocol=False)
         if words.notice is not None:
             return dataclasses.replace(state, notice=words.notice)
-        state = dataclasses.replace(state, plan=words.plan)
         return _with_actions(state, stage, (Action(FINAL_ACTION, answer),), self.response_format)

@@ -114,7 +114,6 @@ class AssemblePrompt(Stage):
             observations=(),
             loop_error=None,
             notice=None,
-            plan=False,
             pending=(),
             pending_facts=(),
             pending_failed=False,

@@ -21,8 +21,8 @@ from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_core.runnables import RunnableConfig
 
 from ..memory import SlidingWindowMemory, trim_messages
+from ..memory.counters import TokenCounter
 from ..state import AgentState, Usage
-from ..tokens import TokenCounter
 from ._base import Stage
 
 __all__ = ["TrimMemory"]

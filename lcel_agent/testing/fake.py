@@ -35,7 +35,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from ..tokens import count_message, estimate_tokens
+from ..memory.counters import count_message, estimate_tokens
 
 __all__ = ["APIStatusFault", "FakeReply", "FunctionChatModel", "ScriptedChatModel"]
 

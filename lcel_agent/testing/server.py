@@ -82,7 +82,7 @@ class SimulatedOpenAIServer:
         self.hang_seconds = hang_seconds
         self.model = model
         if count is None:
-            from lcel_agent.tokens import default_exact_counter
+            from lcel_agent.memory.counters import default_exact_counter
 
             count = default_exact_counter()
         self.count: Counter = count

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lcel_agent._lazy import lazy_exports
+from lcel_agent._shared.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from lcel_agent.calling import (

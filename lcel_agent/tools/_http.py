@@ -9,7 +9,7 @@ status below 500) or an ``ERROR:`` string with every secret redacted::
         return answer              # "ERROR: ..."
 
 Importing this module also installs a logging filter on the HTTP clients'
-loggers (see :mod:`lcel_agent._logging`): urllib3 logs every request line at
+loggers (see :mod:`lcel_agent._redact`): urllib3 logs every request line at
 DEBUG *with its query string*, which is where Amap's key travels.
 """
 
@@ -32,8 +32,7 @@ from tenacity import (
 )
 from tenacity.stop import stop_base
 
-from lcel_agent._logging import install_client_log_redaction
-from lcel_agent._redact import redact
+from lcel_agent._redact import install_client_log_redaction, redact
 from lcel_agent.calling import TransientError
 from lcel_agent.tools._args import SingleArgTool
 

@@ -32,7 +32,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import ValidationError
 
 from lcel_agent._redact import redact
-from lcel_agent._timeout import (
+from lcel_agent._shared.timeout import (
     CallTimeout,
     acall_with_timeout,
     arun_sync_with_timeout,
@@ -96,7 +96,7 @@ class SafeTool(BaseTool):
     def _config(self, callbacks: Any) -> RunnableConfig:
         return {"callbacks": callbacks}
 
-    # --- thin drivers: the time limits are lcel_agent._timeout's ---
+    # --- thin drivers: the time limits are lcel_agent._shared.timeout's ---
 
     def _run(
         self, tool_input: str | dict[str, Any], run_manager: CallbackManagerForToolRun | None = None

@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcel_agent.stages._plans import is_plan
-from lcel_agent.stages.answer import asks_verbatim, copies, is_receipt, shape_of
+from lcel_agent.stages.answer import asks_verbatim, copies, is_plan, is_receipt, shape_of
 from lcel_agent.stages.answer._echo import WINDOW, copied_share
 from lcel_agent.stages.answer._values import number_key, values
 

@@ -22,9 +22,9 @@ from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
 from lcel_agent import create_agent
+from lcel_agent.memory.counters import default_exact_counter
 from lcel_agent.testing.article import ADCODES, ARTICLE_TASK, ArticleTaskModel
 from lcel_agent.testing.server import completion_tokens, prompt_tokens
-from lcel_agent.tokens import default_exact_counter
 
 KEY = "sk-batch-test-5b1e9c07d2"
 CITY_OF = {code: city for city, code in ADCODES.items()}

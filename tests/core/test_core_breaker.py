@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from langchain_core.tools import tool
 
 from lcel_agent import ErrorClass, SlidingWindowMemory, StopReason, create_agent
-from lcel_agent.breaker import BreakerState, advance
+from lcel_agent.rules.breaker import BreakerState, advance
 from lcel_agent.testing.fake import FunctionChatModel, ScriptedChatModel
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import time
+from types import SimpleNamespace
 
 from lcel_agent import ErrorClass, StopReason, create_agent
-from lcel_agent.stages.llm_errors import classify_model_error
+from lcel_agent.stages.llm_errors import backoff_wait, classify_model_error
 from lcel_agent.testing.fake import APIStatusFault, FunctionChatModel, ScriptedChatModel
 
 FAST = {"llm_backoff": (0.0, 0.0)}
@@ -19,6 +20,16 @@ def test_transient_errors_are_retried_and_do_not_count_as_loops(run, weather, ac
     result = run(create_agent(llm, [weather], llm_retries=3, **FAST))
     assert result.stop_reason is StopReason.FINAL
     assert result.loops == 1 and len(llm.calls) == 3
+
+
+def test_the_backoff_doubles_with_up_to_its_first_wait_of_jitter_and_stops_at_its_maximum():
+    wait = backoff_wait(0.5, 8.0)
+    for attempt, low in [(1, 0.5), (2, 1.0), (3, 2.0), (4, 4.0)]:
+        seconds = [wait(SimpleNamespace(attempt_number=attempt)) for _ in range(50)]
+        assert all(low <= s <= low + 0.5 for s in seconds), (attempt, seconds)
+    assert wait(SimpleNamespace(attempt_number=6)) == 8.0
+    assert wait(SimpleNamespace(attempt_number=5000)) == 8.0  # no overflow
+    assert backoff_wait(0.0, 0.0)(SimpleNamespace(attempt_number=3)) == 0.0
 
 
 def test_retry_after_is_honoured(run, weather, act):

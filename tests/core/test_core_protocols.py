@@ -121,8 +121,11 @@ def test_reserved_loop_runs_no_tool(run, weather, act, calls):
     llm = FunctionChatModel(lambda m, t: act("get_weather", f"城{len(m)}"))
     result = run(create_agent(llm, [weather], max_loops=2, reserve_final_answer=True))
     assert len(calls.items) == 1 and result.loops == 2
-    assert result.output is None and result.stop_reason is StopReason.MAX_LOOPS
+    assert result.stop_reason is StopReason.MAX_LOOPS
     assert "did not give a final answer" in result.error.message
+    # Issue 41: a run stopped with a result in hand delivers it, marked incomplete.
+    assert result.output == "get_weather(城2): 城2市天气：晴，温度25℃，湿度40%"
+    assert result.answer.source == "results" and result.answer.complete is False
 
 
 def test_tool_call_limits_refuse_and_count(run, weather, act, calls):

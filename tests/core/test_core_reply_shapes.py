@@ -45,6 +45,8 @@ FINAL = '{"action": "final", "action_input": "北京晴"}'
             '{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "杭州"}}}',
             "杭州",
         ),
+        # The name under "function", the arguments under "parameters".
+        ('{"function": "get_weather", "parameters": {"city": "西安"}}', "西安"),
         # Arguments as an object, and inline beside the name.
         ('{"action": "get_weather", "action_input": {"city": "北京"}}', "北京"),
         ('{"action": "get_weather", "city": "南京"}', "南京"),

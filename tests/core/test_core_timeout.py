@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lcel_agent._timeout import CallTimeout, _DaemonWorkers, call_with_timeout
+from lcel_agent._shared.timeout import CallTimeout, _DaemonWorkers, call_with_timeout
 
 
 def test_sequential_calls_reuse_one_worker():
@@ -50,7 +50,7 @@ def test_idle_workers_exit():
 def test_an_async_call_that_overruns_is_a_timeout_whatever_it_does_when_cancelled():
     import asyncio
 
-    from lcel_agent._timeout import acall_with_timeout
+    from lcel_agent._shared.timeout import acall_with_timeout
 
     async def stubborn() -> str:  # swallows the cancellation and finishes late
         try:
@@ -87,7 +87,7 @@ def test_an_async_call_that_overruns_is_a_timeout_whatever_it_does_when_cancelle
 def test_a_sync_call_raising_stopiteration_under_asyncio_fails_at_once():
     import asyncio
 
-    from lcel_agent._timeout import arun_sync_with_timeout
+    from lcel_agent._shared.timeout import arun_sync_with_timeout
 
     def empty_next() -> int:
         return next(iter([]))

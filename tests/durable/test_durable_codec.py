@@ -7,11 +7,11 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from lcel_agent.breaker import BreakerState
 from lcel_agent.conversation import InputForm, RunInput
 from lcel_agent.durable._codec import dump, load
 from lcel_agent.errors import ErrorClass
-from lcel_agent.limits import Limits
+from lcel_agent.rules.breaker import BreakerState
+from lcel_agent.rules.limits import Limits
 from lcel_agent.state import (
     Action,
     AgentState,

@@ -18,7 +18,7 @@ from langchain_core.tools import tool
 from pydantic import Field
 
 from lcel_agent import AgentRunError, ConfigurationError, StepRecord, create_agent
-from lcel_agent.streaming import JsonAnswerReader
+from lcel_agent.loop.streaming import JsonAnswerReader
 from lcel_agent.testing.fake import ScriptedChatModel
 
 ANSWER = '北京晴，25℃。"引号"\n第二行 😀'

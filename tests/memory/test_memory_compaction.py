@@ -23,8 +23,8 @@ from lcel_agent.memory import (
     head_text,
     shrink_text,
 )
+from lcel_agent.memory.counters import count_message, estimate_tokens
 from lcel_agent.testing.fake import FunctionChatModel
-from lcel_agent.tokens import count_message, estimate_tokens
 
 
 def recount(memory: SlidingWindowMemory) -> int:

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from lcel_agent.errors import ConfigurationError
 from lcel_agent.memory import _tiktoken as tokens
-from lcel_agent.tokens import (
+from lcel_agent.memory.counters import (
     MESSAGE_OVERHEAD,
     TiktokenCounter,
     TokenizerFallbackWarning,
@@ -124,7 +124,7 @@ def test_loader_seeds_the_users_cache_dir_and_needs_no_network(isolated_loader):
 def test_loader_works_in_a_fresh_offline_process(tmp_path):
     script = (
         "import warnings; warnings.simplefilter('error')\n"
-        "from lcel_agent.tokens import TiktokenCounter\n"
+        "from lcel_agent.memory.counters import TiktokenCounter\n"
         "c = TiktokenCounter(model='gpt-4o-mini')\n"
         "print(c.exact, c('hello world'))\n"
     )

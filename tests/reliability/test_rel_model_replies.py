@@ -18,10 +18,10 @@ from langchain_core.tools import tool
 from rel_support import Probe, act, chat_model, run_over_http
 
 from lcel_agent import ConfigurationError, ErrorClass, SlidingWindowMemory, StopReason, create_agent
+from lcel_agent.memory.counters import default_exact_counter
 from lcel_agent.testing.faults import Fault
 from lcel_agent.testing.server import SimulatedOpenAIServer, prompt_tokens
 from lcel_agent.texts import FINAL_NOT_A_TOOL
-from lcel_agent.tokens import default_exact_counter
 
 KEY = "sk-test-replies-0000"
 #: Long observations, so two turns make a prompt worth trimming.

@@ -28,7 +28,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
 from lcel_agent import ErrorClass, StopReason, create_agent
-from lcel_agent.gathered import Result
+from lcel_agent.rules.gathered import Result
 from lcel_agent.stages.answer._request import Batch, lines_schema, plain_key
 from lcel_agent.stages.llm_client import is_own_client
 from lcel_agent.testing import FunctionChatModel

@@ -7,9 +7,9 @@ import pytest
 from langchain_core.messages import AIMessageChunk, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
+from lcel_agent.memory.counters import default_exact_counter
 from lcel_agent.testing.faults import Fault
 from lcel_agent.testing.policies import Reply
-from lcel_agent.tokens import default_exact_counter
 
 pytest_plugins = ["lcel_agent.testing.fixtures"]
 

@@ -7,10 +7,10 @@ import json
 import openai
 import pytest
 
+from lcel_agent.memory.counters import default_exact_counter
 from lcel_agent.testing.faults import REPLY_FAULTS, Fault, FaultProfile, FaultSpec
 from lcel_agent.testing.policies import Reply, ScriptedPolicy
 from lcel_agent.testing.server import completion_tokens, cut_reply
-from lcel_agent.tokens import default_exact_counter
 
 pytest_plugins = ["lcel_agent.testing.fixtures"]
 

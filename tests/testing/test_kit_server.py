@@ -9,9 +9,9 @@ import urllib.request
 import openai
 import pytest
 
+from lcel_agent.memory.counters import default_exact_counter
 from lcel_agent.testing.policies import Reply, ScriptedPolicy
 from lcel_agent.testing.server import SimulatedOpenAIServer, completion_tokens, prompt_tokens
-from lcel_agent.tokens import default_exact_counter
 
 pytest_plugins = ["lcel_agent.testing.fixtures"]
 

@@ -14,12 +14,17 @@ repair        what the model did                                            mode
 ``plan``      it said what it would do, was told once, and said it again    all
 ``form``      its answer is protocol JSON, not words (a tool call, a cut    all
               action); a ``final`` action written out is unwrapped instead
+*a check*     its answer failed a check that sends back, twice (the         all
+              check's name: a user's ``answer_checks``)
 ``compose``   (any answer)                                                  compose
 ``echo``      its answer is mostly the results copied (not asked verbatim)  auto
 ``omits``     its answer provably leaves out a result (:mod:`._omits`)      auto
 ============  ============================================================  ===========
 
-Anything else stands, at no extra cost: a capable model's answer is never paid for twice.
+``echo`` and ``omits`` are the built-in checks that write at once (:mod:`._checks`); in
+``"auto"`` mode every check of the agent's ``answer_checks`` that writes runs here, in
+order, and the first reason decides. Anything else stands, at no extra cost: a capable
+model's answer is never paid for twice.
 """
 
 from __future__ import annotations
@@ -27,19 +32,17 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from ...gathered import Result
-from ...state import AgentState
-from ._echo import copies
-from ._omits import omitted
-from ._question import asks_verbatim
+from ...rules.gathered import Result
+from ...state import AgentState, Repair, Trigger
+from ._checks import DEFAULT_CHECKS, AnswerCheck, Evidence
 from ._reply import words_of_reply
 
 __all__ = ["Verdict", "judge"]
 
 #: Triggers whose state carries the model's own reply (the draft), whatever it is.
-_DRAFTS = frozenset({"final", "forced", "plan", "empty"})
+_DRAFTS = frozenset({Trigger.FINAL, Trigger.FORCED, Trigger.PLAN, Trigger.EMPTY})
 #: Triggers that leave no usable answer: the stage writes one from the results.
-_UNUSABLE = frozenset({"cut", "echo", "drift", "empty", "plan"})
+_UNUSABLE = frozenset({Trigger.CUT, Trigger.ECHO, Trigger.DRIFT, Trigger.EMPTY, Trigger.PLAN})
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,30 +52,44 @@ class Verdict:
     draft: str | None
     """The model's own answer in words (a ``final`` written out, unwrapped), or None."""
     repair: str
-    """Why the stage writes (see the module docstring); empty: the draft stands."""
+    """Why the stage writes (a :class:`~lcel_agent.result.Repair`, or a check's name);
+    empty: the draft stands."""
     missing: tuple[int, ...] = ()
     """The results the draft provably leaves out (``repair == "omits"``)."""
 
 
 def judge(
-    state: AgentState, mode: str, results: Sequence[Result], tools: Collection[str]
+    state: AgentState,
+    mode: str,
+    results: Sequence[Result],
+    tools: Collection[str],
+    checks: Sequence[AnswerCheck] = DEFAULT_CHECKS,
 ) -> Verdict:
-    """The verdict on the acting's end (``state.finished_by``) in ``mode``."""
+    """The verdict on the acting's end (``state.finished_by``) in ``mode``, by ``checks``."""
     trigger = state.finished_by or ""
     raw = state.output if trigger in _DRAFTS and isinstance(state.output, str) else None
     draft = words_of_reply(raw, tools) if raw is not None and raw.strip() else None
-    if trigger == "drift" and mode == "model":
-        return Verdict(None, "")  # a stuck run's stop stands: no answer is second-guessed
+    if trigger == Trigger.DRIFT and mode == "model":
+        return Verdict(None, Repair.NONE)  # a stuck run's stop stands: nothing second-guessed
     if trigger in _UNUSABLE:
-        return Verdict(None, trigger)  # no answer in words to keep, even as a last resort
+        return Verdict(None, Repair(trigger))  # no answer in words to keep, even as a last resort
     if draft is None:
-        return Verdict(None, "form")
+        return Verdict(None, Repair.FORM)
+    if state.failed_check is not None:  # sent back once for it, and failed it again
+        return Verdict(draft, state.failed_check)
     if mode == "compose":
-        return Verdict(draft, "compose")
+        return Verdict(draft, Repair.COMPOSE)
     if mode == "model" or not results:
-        return Verdict(draft, "")
-    texts = [r.text for r in results if not r.media]
-    if not asks_verbatim(state.task) and copies(draft, texts):
-        return Verdict(draft, "echo")
-    missing = tuple(omitted(draft, results, state.task))
-    return Verdict(draft, "omits" if missing else "", missing)
+        return Verdict(draft, Repair.NONE)
+    record = Evidence(state.task, tuple(results), frozenset(tools))
+    for check in checks:
+        if not check.writes:
+            continue  # sent back by classify_error while the model was acting
+        missing = getattr(check, "missing", None)  # omits says which results, once
+        if callable(missing):
+            left = tuple(missing(draft, record))
+            if left:
+                return Verdict(draft, check.name, left)
+        elif check(draft, record) is not None:
+            return Verdict(draft, check.name)
+    return Verdict(draft, Repair.NONE)

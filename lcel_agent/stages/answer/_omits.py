@@ -9,6 +9,12 @@ not an image, not an action in the protocol's own form), and that did not only f
 later call (an id, a listing). And only a
 *report* is: a yes/no question or a choice (:mod:`._question`) is answered in a word.
 
+In any language, a short answer that names exactly one of the things the question asks
+about and carries none of their values is a choice ("الحافلة أرخص.": the bus is
+cheaper), and stands. Where the question's language is not read (:mod:`._language`),
+only rule 1 acts, in its strictest form: an answer that carries a value of one asked
+result and *nothing* of another's, neither its subject nor a value, drops that one.
+
 1. **Dropped**: the answer carries a value of one asked result and none of another's
    (a city's weather left out, the search left out of a summary of weather and search).
 2. **Siblings alike**: results of one tool written from one template (``北京…晴，温度29℃``
@@ -32,162 +38,39 @@ the results and the answer (sets, no pairwise search)::
 
 from __future__ import annotations
 
-import functools
-import json
-import re
-from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
 
-from ...gathered import Result
+from ...rules.gathered import Result
+from ._asked import Clause, Held, a_choice, clauses_of, dropped, held_results, present
 from ._question import shape_of
-from ._receipts import is_receipt
-from ._reply import unwrapped
 from ._values import (
-    Values,
     has_unspaced,
-    is_unspaced,
     numbers_with_units,
-    salient,
     scripts_of,
-    segments,
     values,
-    values_of,
-    words_of,
 )
 
 __all__ = ["omitted"]
 
-# Where an answer's clauses end: a line, a sentence, a semicolon (any of the scripts).
-_CLAUSE = re.compile(r"[\n。；;！？!?]+|\.(?=\s|$)")
-
-
-@dataclass(frozen=True)
-class _Clause:
-    text: str
-    values: Values
-
-    @functools.cached_property
-    def by_start(self) -> dict[str, list[str]]:
-        """The clause's words by their first four letters (inflections are looked up here)."""
-        index: dict[str, list[str]] = {}
-        for word in self.values.words:
-            if len(word) >= 4:
-                index.setdefault(word[:4], []).append(word)
-        return index
-
-
-@dataclass
-class _Held:
-    """One asked result, as the rules read it."""
-
-    index: int
-    result: Result
-    subject: frozenset[str]
-    """The salient values of the call's input that the question names."""
-    facts: frozenset[str]
-    """Its values that say something: not the question's, not the call's, no JSON key."""
-    own: frozenset[str]
-    """Its distinctive values: facts no other result holds."""
-    ordered: list[str]
-    """Its values in order (numbers as their keys), to line siblings up."""
-
-
-def _json_keys(text: str) -> frozenset[str]:
-    """The keys of a JSON result (at any depth): the names of fields, no facts."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return frozenset()
-    keys: set[str] = set()
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            keys.update(str(k) for k in item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return words_of(keys)
-
-
-def _stem_in(
-    value: str, words: frozenset[str], by_start: dict[str, list[str]] | None = None
-) -> bool:
-    """``value`` among ``words``, or an inflection of it (sunny, sunnier; Москва, Москве):
-    a word that shares all but its last two letters, and at least four."""
-    if value in words:
-        return True
-    if value[:1].isdigit() or len(value) < 4 or has_unspaced(value):
-        return False
-    stem = value[: max(4, len(value) - 2)]
-    candidates = by_start.get(value[:4], ()) if by_start is not None else words
-    return any(w.startswith(stem) for w in candidates)
-
-
-def _present(value: str, clause: _Clause) -> bool:
-    if value[:1].isdigit():
-        return value in clause.values.numbers
-    if has_unspaced(value):
-        return value in clause.text  # a run of characters, whole or paired
-    return _stem_in(value, clause.values.words, clause.by_start)
-
-
-def _held(results: Sequence[Result], question: str) -> list[_Held]:
-    """The asked results, each with its subject and its distinctive values."""
-    asked = words_of([question])
-    asked_links = words_of([question], links=True)
-    # A result shaped like the protocol's own action is no fact either: read as one, it
-    # would let a tool's output make the stage rewrite an answer around it (an injection).
-    candidates = [
-        (i, r) for i, r in enumerate(results)
-        if not r.media and not r.fed and r.text.strip() and not is_receipt(r.text)
-        and unwrapped(r.text)[0] == "words"
-    ]  # fmt: skip
-    read = {i: list(segments(r.text)) for i, r in candidates}  # each result read once
-    value_sets = {i: values_of(read[i], r.text, asked).all() for i, r in candidates}
-    # A value in two results proves neither was used (a typhoon numbered 22, a city at 22℃).
-    counts = Counter(v for found in value_sets.values() for v in found)
-    held = []
-    for i, result in candidates:
-        named = values(result.subject, links=True).all()
-        subject = frozenset(v for v in named if salient(v) and _stem_in(v, asked_links))
-        whole = result.subject.strip().lower()
-        if len(whole) >= 2 and whole in question.lower():  # "城0": too short by its pieces
-            subject |= {whole}
-        if not subject:
-            continue  # the question does not name what this call was about
-        call = words_of([result.subject, result.tool]) | _json_keys(result.text)
-        # A lone character of an unspaced script (晴, 雾) is a value too: too common to count
-        # as proof anywhere, but one only this result holds shows it was used.
-        facts = frozenset(
-            v for v in value_sets[i]
-            if (salient(v) or (len(v) == 1 and is_unspaced(v))) and v not in asked and v not in call
-        )  # fmt: skip
-        own = frozenset(v for v in facts if counts[v] == 1)
-        held.append(_Held(i, result, subject, facts, own, [v for _, v in read[i]]))
-    return held
-
-
-def _clauses(answer: str) -> list[_Clause]:
-    parts = [c for c in _CLAUSE.split(answer) if c.strip()]
-    return [_Clause(p, values(p)) for p in parts]
-
 
 def omitted(answer: str, results: Sequence[Result], question: str) -> list[int]:
     """The indexes of the ``results`` the answer provably leaves out (see the module doc)."""
-    if shape_of(question) != "report":
+    shape = shape_of(question)
+    if shape == "decision":
         return []
-    held = _held(results, question)
+    held = held_results(results, question)
     if not held:
         return []
-    whole = _Clause(answer, values(answer))
-    clauses = _clauses(answer)
+    whole = Clause(answer, values(answer))
+    clauses = clauses_of(answer)
+    if a_choice(whole, clauses, held):
+        return []
+    if shape is None:  # not read: only what values prove, in any language
+        return dropped(whole, held)
     # A result is carried when the answer holds a value only it has, or, among siblings,
     # its own value of a slot in a clause that names it. A group of siblings is carried
     # when one of them is, or when the answer holds a fact they all share ("都是多云").
-    carried = {h.index for h in held if any(_present(v, whole) for v in h.own)}
+    carried = {h.index for h in held if any(present(v, whole) for v in h.own)}
     checkable = {h.index for h in held if h.own}
     groups = list(_by_tool(held))
     slotted = []
@@ -197,12 +80,12 @@ def omitted(answer: str, results: Sequence[Result], question: str) -> list[int]:
         for k, h in enumerate(group):
             mine = [value for slot in slots if (value := slot[k]) is not None]
             checkable |= {h.index} if mine else set()
-            if any(_present(v, c) for v in mine for c in speaks[k]):
+            if any(present(v, c) for v in mine for c in speaks[k]):
                 carried.add(h.index)
         slotted.append((group, slots))
     shared = [frozenset.intersection(*(h.facts for h in group)) for group in groups]
     group_carried = [
-        any(h.index in carried for h in group) or any(_present(v, whole) for v in common)
+        any(h.index in carried for h in group) or any(present(v, whole) for v in common)
         for group, common in zip(groups, shared, strict=True)
     ]
     if not any(group_carried):
@@ -226,20 +109,20 @@ def omitted(answer: str, results: Sequence[Result], question: str) -> list[int]:
     return sorted(missing)
 
 
-def _by_tool(held: list[_Held]) -> Iterator[list[_Held]]:
+def _by_tool(held: list[Held]) -> Iterator[list[Held]]:
     """The asked results grouped by tool: siblings (a group of one is a result alone)."""
-    by_tool: dict[str, list[_Held]] = {}
+    by_tool: dict[str, list[Held]] = {}
     for h in held:
         by_tool.setdefault(h.result.tool, []).append(h)
     yield from by_tool.values()
 
 
-def _speaks_of(group: list[_Held], clauses: list[_Clause]) -> list[list[_Clause]]:
+def _speaks_of(group: list[Held], clauses: list[Clause]) -> list[list[Clause]]:
     """Per sibling: the clauses that name it (by its subject)."""
-    return [[c for c in clauses if any(_present(v, c) for v in h.subject)] for h in group]
+    return [[c for c in clauses if any(present(v, c) for v in h.subject)] for h in group]
 
 
-def _slots(group: list[_Held], question: str) -> list[list[str | None]]:
+def _slots(group: list[Held], question: str) -> list[list[str | None]]:
     """Where siblings of one template differ: per slot, each sibling's value there.
 
     Siblings line up when their values are as many and at least a third of them agree
@@ -268,12 +151,12 @@ def _slots(group: list[_Held], question: str) -> list[list[str | None]]:
     return [s for s in slots if sum(v is not None for v in s) >= 2]
 
 
-def _labels(value: str, h: _Held) -> bool:
+def _labels(value: str, h: Held) -> bool:
     """Whether a slot value holds its sibling's own subject (``北京市`` for 北京): a label."""
     return any(s in value for s in h.subject if has_unspaced(s)) or value in h.subject
 
 
-def _own_piece(value: str, h: _Held, question: str) -> bool:
+def _own_piece(value: str, h: Held, question: str) -> bool:
     """A run of unspaced script is the result's own when its pairs are (晴间多云: 晴间, ...),
     or, a single character (晴, 雾), when neither the question nor the call holds it."""
     if not value or not has_unspaced(value):
@@ -300,13 +183,13 @@ def _common_prefix(values_: list[str]) -> str:
     return first
 
 
-def _unlike(group: list[_Held], clauses: list[_Clause], slots: list[list[str | None]]) -> set[int]:
+def _unlike(group: list[Held], clauses: list[Clause], slots: list[list[str | None]]) -> set[int]:
     """Rule 2: the siblings the answer treats short of a slot it gives another one."""
     speaks = _speaks_of(group, clauses)
     short: set[int] = set()
     for slot in slots:
         shown = [
-            value is not None and any(_present(value, c) for c in speaks[k])
+            value is not None and any(present(value, c) for c in speaks[k])
             for k, value in enumerate(slot)
         ]
         if not any(shown):
@@ -319,12 +202,12 @@ def _unlike(group: list[_Held], clauses: list[_Clause], slots: list[list[str | N
     return short
 
 
-def _contradicted(group: list[_Held], clauses: list[_Clause]) -> set[int]:
+def _contradicted(group: list[Held], clauses: list[Clause]) -> set[int]:
     """Rule 3: a sibling given a number, in a unit of its own, that is not its value."""
     found: set[int] = set()
     speaks = _speaks_of(group, clauses)
     # The clauses that name one sibling alone (one about several may compare them).
-    alone: dict[int, list[_Clause]] = {}
+    alone: dict[int, list[Clause]] = {}
     for position, clause in enumerate(clauses):
         named = [k for k, own in enumerate(speaks) if any(c is clause for c in own)]
         if len(named) == 1:
@@ -332,18 +215,15 @@ def _contradicted(group: list[_Held], clauses: list[_Clause]) -> set[int]:
     for k, clauses_alone in alone.items():
         h = group[k]
         units: dict[str, set[str]] = {}
-        for number, unit, _ in numbers_with_units(h.result.text):
-            units.setdefault(unit, set()).add(number)
+        for readings, unit, _ in numbers_with_units(h.result.text):
+            units.setdefault(unit, set()).update(readings)
         if not units:
             continue
         for clause in clauses_alone:
             given = list(numbers_with_units(clause.text))
-            for number, unit, _ in given:
+            for unit in {u for _, u, _ in given}:
                 own = units.get(unit)
-                if (
-                    own
-                    and number not in own
-                    and not any(n in own for n, u, _ in given if u == unit)
-                ):
+                # Contradicted only when no reading of any number given in that unit is its own.
+                if own and not any(n in own for r, u, _ in given if u == unit for n in r):
                     found.add(h.index)
     return found

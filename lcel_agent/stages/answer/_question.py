@@ -11,9 +11,12 @@ for words quoted as they are.
   line exactly", "原文引用"): an answer made of a result's own words is then what was asked.
 
 The cues are words of English, Chinese, Japanese, Korean, French, German, Spanish,
-Portuguese, Italian and Russian, and a question mark in any script. They are cues, not
-a parser: where none is found the question is a report, and the answer stage's other
-rules still need proof of a fact left out before they rewrite anything.
+Portuguese, Italian and Russian (:mod:`._language` says which a question is in), and a
+question mark of any script. In any other language :func:`shape_of` and
+:func:`asks_verbatim` answer None, "not read": no rule that needs the shape acts on it.
+Within a read language the cues are cues, not a parser: where none is found the question
+is a report, and the answer stage's other rules still need proof of a fact left out
+before they rewrite anything.
 """
 
 from __future__ import annotations
@@ -21,7 +24,14 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-__all__ = ["Shape", "asks_verbatim", "shape_of"]
+from ._language import language_of
+
+__all__ = ["QUESTION_MARKS", "Shape", "asks_verbatim", "shape_of"]
+
+#: Question marks of every script: Latin and full-width, Arabic and Urdu ``؟``, Greek
+#: ``;`` (U+037E, and the ASCII semicolon Greek text uses for it), Armenian ``՞``,
+#: Ethiopic ``፧``, the inverted ``¿`` and the reversed ``⸮``.
+QUESTION_MARKS = "?？؟;\u037e\u055e\u1367¿⸮"
 
 Shape = Literal["decision", "report"]
 
@@ -71,19 +81,24 @@ _REQUEST = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.!?。！？\n]+")
+# The read languages' question marks (a semicolon is a question mark only in Greek).
+_ASKS = re.compile(r"[?？]")
 
 
 def _last_question(question: str) -> str:
     """The sentence of ``question`` that asks (the last one ending in a question mark),
     or the whole question."""
-    asked = [s for s in re.split(r"(?<=[?？])", question) if "?" in s or "？" in s]
+    asked = [s for s in re.split(r"(?<=[?？])", question) if _ASKS.search(s)]
     if asked:
         return _SENTENCE_END.split(asked[-1].strip().rstrip("?？"))[-1]
     return question
 
 
-def shape_of(question: str) -> Shape:
-    """``"decision"`` for a yes/no question or a choice, ``"report"`` for any other."""
+def shape_of(question: str) -> Shape | None:
+    """``"decision"`` for a yes/no question or a choice, ``"report"`` for any other, and
+    None for a question in a language the cues do not read."""
+    if language_of(question) is None:
+        return None
     asked = _last_question(question)
     if _REQUEST.search(asked):
         return "report"
@@ -97,6 +112,8 @@ def shape_of(question: str) -> Shape:
     return "report"
 
 
-def asks_verbatim(question: str) -> bool:
-    """Whether the question asks for a result's words as they are."""
+def asks_verbatim(question: str) -> bool | None:
+    """Whether the question asks for a result's words as they are (None: not read)."""
+    if language_of(question) is None:
+        return None
     return _VERBATIM.search(question) is not None

@@ -20,7 +20,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from ... import texts
-from ...gathered import Result
+from ...rules.gathered import Result
 from ._question import Shape
 
 __all__ = [

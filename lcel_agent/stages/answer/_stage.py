@@ -27,30 +27,33 @@ summary. Each request is one model call and counts as a loop: ``max_loops`` stay
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Generator
+from collections.abc import Collection, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.runnables import Runnable, RunnableConfig
 
-from ..._messages import message_text
 from ..._redact import redact
+from ..._shared.messages import message_text
 from ...errors import ActionParseError, ErrorClass
-from ...gathered import gathered
-from ...limits import Limits, run_limits
-from ...state import AgentState, AnswerRecord, StopReason
-from ...structured import ResponseFormat
+from ...rules.gathered import gathered
+from ...rules.limits import Limits, run_limits
+from ...rules.structured import ResponseFormat
+from ...state import AgentState, AnswerRecord, StopReason, Trigger
 from .._base import Stage
 from ..clean import extract_json
 from ..llm import CONTEXT_OVERFLOW, CallLLM
 from ..llm_profile import SchemaForm, profile_of, refuses_schema, with_output_limit, with_schema
 from ..parse import final_text
+from ._checks import DEFAULT_CHECKS, AnswerCheck
 from ._judge import judge
+from ._language import language_of
 from ._options import Answer
 from ._question import asks_verbatim, shape_of
+from ._receipts import is_receipt
 from ._reply import named, read_lines, read_text, words_of_reply
 from ._request import Asking, Batch, batches, key_label, lines_schema, request
-from ._writing import Writing, counted, outcome
+from ._writing import Writing, counted, nothing_to_report, outcome, stopped
 
 __all__ = ["WriteAnswer"]
 
@@ -76,6 +79,7 @@ class WriteAnswer(Stage):
         timeout, retries, backoff, max_retry_after: as for ``call_llm``.
         response_format: the agent's, when its answer must fit a schema.
         tools: the agent's tool names (a reply naming one alone is no answer).
+        checks: the answer checks (``answer_checks``); those that write run here.
     """
 
     name = "answer"
@@ -92,9 +96,11 @@ class WriteAnswer(Stage):
         max_retry_after: float = 60.0,
         response_format: ResponseFormat | None = None,
         tools: Collection[str] = (),
+        checks: Sequence[AnswerCheck] = DEFAULT_CHECKS,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
+        self.checks = tuple(checks)
         self.options = options or Answer()
         self.llm = self.options.llm or llm
         self.limits = limits or Limits()
@@ -116,13 +122,19 @@ class WriteAnswer(Stage):
         """Whether the acting has ended in a way this stage decides the answer of."""
         if state.stop is None or state.answer is not None:
             return False
-        return state.stop not in _NO_MORE_CALLS and state.finished_by not in (None, "direct")
+        return state.stop not in _NO_MORE_CALLS and state.finished_by not in (None, Trigger.DIRECT)
 
     def may_replace(self, state: AgentState) -> bool:
         """Whether an answer the model gives from ``state`` on may yet be replaced (so an
         answer stream holds it until this stage has decided): tools have succeeded, and
         the mode may write over a usable answer."""
         return self.options.mode != "model" and bool(gathered(state))
+
+    def on_stop(self, state: AgentState) -> AgentState:
+        """What a run the loop stopped (a limit, the breaker, drift) while the model was still
+        acting delivers: its results in plain lines, when any call succeeded (the loop asks
+        at the end of every run; pure, and a run that has its answer is left as it is)."""
+        return stopped(state)
 
     def stream_line(self, key: str, value: str) -> str | None:
         """A field of a schema-held reply as the answer delivers it (for answer streams):
@@ -173,15 +185,16 @@ class WriteAnswer(Stage):
         self, state: AgentState, config: RunnableConfig
     ) -> Generator[_Ask, AgentState, AgentState]:
         if not self._ended(state):
-            return state
+            return stopped(state)
         results = gathered(state)
-        verdict = judge(state, self.options.mode, results, self.tools)
+        verdict = judge(state, self.options.mode, results, self.tools, self.checks)
         record = AnswerRecord(
             "model",
-            state.finished_by or "final",
+            state.finished_by or Trigger.FINAL,
             len(results),
             tuple(results[i].call for i in verdict.missing),
             repair=verdict.repair,
+            language=language_of(state.task),
         )
         if not verdict.repair:
             if not results and (verdict.draft is None or verdict.draft == state.output):
@@ -192,6 +205,8 @@ class WriteAnswer(Stage):
             if verdict.draft is None or verdict.draft == state.output:
                 return state  # a run with no results is left as it is
             return dataclasses.replace(state, output=verdict.draft, answer=record)
+        if all(is_receipt(r.text) and not r.media for r in results):
+            return nothing_to_report(state, record, verdict.draft, results)
         left, why = self._calls_left(state, config)
         writing = Writing()
         if left == 0:
@@ -201,7 +216,9 @@ class WriteAnswer(Stage):
                 note = f"{state.error.error_class.value}: {state.error.message}; {note}"
             writing.stop_short(state, StopReason.MAX_LOOPS, note)
             return outcome(state, record, verdict.draft, writing, None, results)
-        asking = Asking(state.task, state.persona, shape_of(state.task), asks_verbatim(state.task))
+        # A question the cues do not read is asked for as a report, in its own language.
+        shape, verbatim = shape_of(state.task) or "report", bool(asks_verbatim(state.task))
+        asking = Asking(state.task, state.persona, shape, verbatim)
         fmt = self.response_format
         whole = fmt is not None or asking.shape == "decision"
         queue = (

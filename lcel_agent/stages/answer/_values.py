@@ -7,11 +7,20 @@ Thai, ...), a pair of neighbouring characters, since a run of them is many words
     values("北京：晴，温度29℃，湿度40%")       # {'北京', '晴', '温度', '度2'..., '29', '40'} (pairs)
     number_key("1,317") == number_key("1317.0") == "1317"
 
-Numbers are compared by their digits: thousands separators (``1,317``, ``1 317``,
-``1'317``) and a zero fraction (``1317.0``) are dropped, a sign is ignored (an
-answer that says ``零下5度`` or ``minus 5`` for ``-5`` carries the number). A number
-is *salient* (worth looking for) when it has two digits or more, or a fraction: a
+Numbers are read as people write them, in any digit system and grouping: the digits of
+any script (``४२``, ``๔๒``, ``١٣١٧``, full-width ``１３１７``) are digits, and a number
+written with separators has every reading it may have, since a text does not say which
+convention it follows: ``1.317`` is 1.317 and 1317 (German grouping), ``3,5`` is 3.5 and
+35 (and the list 3, 5), ``1,31,700`` is 131700 (lakh), ``١٬٣١٧`` is 1317 (Arabic
+separators), ``1 317`` with any space or ``1'317`` is 1317. Two texts share a number when
+any readings meet, so a reading too many only ever lets an answer stand. A sign is
+ignored (an answer that says ``零下5度`` or ``minus 5`` for ``-5`` carries the number). A
+number is *salient* (worth looking for) when it has two digits or more, or a fraction: a
 lone ``2`` is in every other sentence.
+
+Words are runs of letters with their combining marks (``\\p{L}\\p{M}``: Python's ``\\w``
+breaks Tamil, Bengali and Devanagari words at their vowel signs), and the joiners inside
+Persian words.
 """
 
 from __future__ import annotations
@@ -20,12 +29,16 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
+
+import regex
 
 __all__ = [
     "Values",
     "has_unspaced",
     "is_unspaced",
     "number_key",
+    "number_readings",
     "numbers_with_units",
     "salient",
     "scripts_of",
@@ -34,14 +47,15 @@ __all__ = [
     "values_of",
 ]
 
-# A number: digits with optional thousands groups and a fraction. The groups need exactly
-# three digits after each separator, so "1,2,3" stays three numbers.
-_NUMBER = r"\d{1,3}(?:[,\u00a0\u202f' ]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-# A run of letters of any script (no digits, no underscore), or a number.
-_SEGMENT = re.compile(rf"(?P<n>{_NUMBER})|(?P<w>[^\W\d_]+)")
+# A number: digits of any script, with separators between groups of them (a point, a comma,
+# an apostrophe, a space of any width, Arabic's decimal and thousands marks).
+_SEPARATOR_CHARS = ".,'\u2019\u066b\u066c\u00a0\u202f\u2009 "
+_NUMBER = rf"\p{{Nd}}+(?:[{_SEPARATOR_CHARS}]\p{{Nd}}+)*"
+# A number, or a word: a letter and the letters, combining marks and joiners after it.
+_SEGMENT = regex.compile(rf"(?P<n>{_NUMBER})|(?P<w>\p{{L}}[\p{{L}}\p{{M}}\u200c\u200d]*)")
 _URL = re.compile(r"https?://\S+")
 # What follows a number as its unit: a symbol or a short word, right after it.
-_UNIT = re.compile(r"\s?(%|°[CF]?|℃|℉|[^\W\d_]{1,8})")
+_UNIT = regex.compile(r"\s?(%|°[CF]?|℃|℉|\p{L}[\p{L}\p{M}]{0,7})")
 # Units that name the same thing: an answer may write 29度 for 29℃.
 _SAME_UNIT = {"°": "deg", "°c": "deg", "℃": "deg", "度": "deg", "摄氏度": "deg", "c": "deg",
               "degrees": "deg", "degree": "deg", "°f": "degf", "℉": "degf", "%": "pct",
@@ -85,30 +99,78 @@ def is_unspaced(char: str) -> bool:
     )
 
 
-_SEPARATORS = re.compile(r"[,\u00a0\u202f' ]")
+_GROUP_SPLIT = regex.compile(rf"([{_SEPARATOR_CHARS}])")
+# The separators that may mark a fraction: a point, a comma, Arabic's decimal mark.
+_DECIMAL_MARKS = frozenset(".,\u066b")
+# Readings come from runs of groups; a token of more groups than this is read in its pieces.
+_MAX_GROUPS = 8
 
 
-def number_key(text: str) -> str:
-    """A number as digits only: ``1,317`` -> ``1317``, ``1317.0`` -> ``1317``, ``-5`` -> ``5``."""
-    if text.isdigit():  # the common case, without a regex
-        return text.lstrip("0") or "0"
-    digits = _SEPARATORS.sub("", text.strip().lstrip("+-−"))
-    whole, _, fraction = digits.partition(".")
+def _ascii_digits(text: str) -> str:
+    """Digits of any script as ASCII digits (``४२`` -> ``42``); other characters kept."""
+    if text.isascii():
+        return text
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)
+
+
+def _key(whole: str, fraction: str = "") -> str:
     whole, fraction = whole.lstrip("0") or "0", fraction.rstrip("0")
     return f"{whole}.{fraction}" if fraction else whole
 
 
+def number_key(text: str) -> str:
+    """A number's first reading, as digits: ``1,317`` -> ``1317``, ``1317.0`` -> ``1317``,
+    ``3,5`` -> ``3.5``, ``-5`` -> ``5`` (see :func:`number_readings` for all of them)."""
+    if text.isdigit() and text.isascii():  # the common case, without a regex
+        return text.lstrip("0") or "0"
+    return number_readings(text.strip().lstrip("+-−"))[0]
+
+
+@lru_cache(maxsize=8192)
+def number_readings(token: str) -> tuple[str, ...]:
+    """Every value a written number may have, the likeliest first (see the module docstring).
+
+    The first reading takes the last point or comma for a fraction unless three digits
+    follow it after an earlier separator of another kind (``1,234.5``, ``1.234,5``), or a
+    comma with exactly three digits after it ends a run of such groups (``1,317``); the
+    others: every run of groups read whole (grouped), and the last mark as a fraction.
+    """
+    parts = _GROUP_SPLIT.split(_ascii_digits(token))
+    groups, marks = parts[0::2], parts[1::2]
+    if len(groups) > _MAX_GROUPS:
+        return tuple(dict.fromkeys(_key(g) for g in groups))
+    found: list[str] = []
+    if marks:
+        last = marks[-1]
+        # "1,317" and "1,234,567" group by commas, as English writes them: read whole first.
+        if last in _DECIMAL_MARKS and not (
+            last == "," and len(groups[-1]) == 3 and all(m == "," for m in marks)
+        ):
+            found.append(_key("".join(groups[:-1]), groups[-1]))
+    found.append(_key("".join(groups)))
+    for i in range(len(groups)):  # every run of groups, read whole: "14 980 000" is 14, 980 000
+        for j in range(i + 1, len(groups) + 1):
+            found.append(_key("".join(groups[i:j])))
+            if j - i >= 2 and marks[j - 2] in _DECIMAL_MARKS:
+                found.append(_key("".join(groups[i : j - 1]), groups[j - 1]))
+    return tuple(dict.fromkeys(found))
+
+
 def segments(text: str, links: bool = False) -> Iterator[tuple[str, str]]:
-    """``(kind, value)`` of each number (``"n"``, as its :func:`number_key`) and each run of
-    letters (``"w"``, lower-cased) in ``text``, in order; links are left out unless
-    ``links`` (a call's input that is a link is known by its words)."""
+    """``(kind, value)`` of each number and each word of ``text``, in order: a number as
+    ``("n", its first reading)`` followed by ``("r", reading)`` for each other reading, a
+    word as ``("w", lower-cased)``; links are left out unless ``links`` (a call's input
+    that is a link is known by its words)."""
     if not links and "://" in text:
         text = _URL.sub(" ", text)
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     for number, word in _SEGMENT.findall(text):
         if number:
-            yield "n", number_key(number)
+            first, *others = number_readings(number)
+            yield "n", first
+            for other in others:
+                yield "r", other
         else:
             yield "w", word.lower()
 
@@ -190,45 +252,28 @@ def values_of(
     numbers: set[str] = set()
     words: set[str] = set()
     for kind, value in found:
-        if kind == "n":
-            numbers.add(value)
-        else:
+        if kind == "w":
             words.update(_units(value, known))
-    if " " in text:
-        numbers.update(_spaced_readings(text))
+        else:
+            numbers.add(value)
     return Values(frozenset(numbers), frozenset(words))
 
 
-_SPACED = re.compile(r"\d{1,3}(?: \d{3})+")
+def ordered(found: Iterable[tuple[str, str]]) -> list[str]:
+    """The values of :func:`segments` in order, each number by its first reading and each
+    word whole: for lining up results written from one template."""
+    return [value for kind, value in found if kind != "r"]
 
 
-def _spaced_readings(text: str) -> set[str]:
-    """Every reading of digits grouped by plain spaces: ``14 980 000`` may be one number
-    or ``14`` then ``980 000`` ("la maison 14 980 000 €"); each run of groups is a number."""
-    found: set[str] = set()
-    for match in _SPACED.finditer(text):
-        parts = match.group(0).split(" ")
-        for i in range(len(parts)):
-            for j in range(i + 1, len(parts) + 1):
-                found.add(number_key("".join(parts[i:j])))
-    return found
-
-
-def ordered(text: str) -> list[str]:
-    """The values of ``text`` in order (numbers as keys, words whole): for lining up
-    results written from one template."""
-    return [value for _, value in segments(text)]
-
-
-def numbers_with_units(text: str) -> Iterator[tuple[str, str, int]]:
-    """``(number key, unit, position)`` of each number of ``text`` followed by a unit."""
+def numbers_with_units(text: str) -> Iterator[tuple[tuple[str, ...], str, int]]:
+    """``(readings, unit, position)`` of each number of ``text`` followed by a unit."""
     text = unicodedata.normalize("NFKC", _URL.sub(" ", text))
-    for match in re.finditer(_NUMBER, text):
+    for match in regex.finditer(_NUMBER, text):
         after = _UNIT.match(text, match.end())
         if after is None:
             continue
         unit = after.group(1).lower()
-        yield number_key(match.group(0)), _SAME_UNIT.get(unit, unit), match.start()
+        yield number_readings(match.group(0)), _SAME_UNIT.get(unit, unit), match.start()
 
 
 def words_of(texts: Iterable[str], *, links: bool = False) -> frozenset[str]:

@@ -1,7 +1,9 @@
 """The answer stage's bookkeeping: what one run's writing came to, and the state it leaves.
 
 :class:`Writing` collects the lines the requests wrote, the calls they cost, and why the
-writing stopped short, if it did; :func:`outcome` turns that into the run's state.
+writing stopped short, if it did; :func:`outcome` turns that into the run's state. Two
+outcomes need no writing: :func:`nothing_to_report` (results that hold no data) and
+:func:`stopped` (a run the loop stopped while the model was acting delivers its results).
 """
 
 from __future__ import annotations
@@ -10,17 +12,27 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..._messages import message_text
+from ..._shared.messages import message_text
 from ...errors import ErrorClass
-from ...gathered import Result
-from ...state import AgentState, AnswerRecord, RunError, StepRecord, StopReason
+from ...rules.gathered import Result, gathered
+from ...state import AgentState, AnswerRecord, Repair, RunError, StepRecord, StopReason, Trigger
+from ._language import language_of
 from ._reply import plain_lines
 
-__all__ = ["Writing", "counted", "outcome"]
+__all__ = ["Writing", "counted", "nothing_to_report", "outcome", "stopped"]
+
+#: Stops of the loop itself (a limit, the breaker): a run so stopped with results in hand
+#: delivers them rather than nothing.
+_LOOP_STOPS = frozenset(
+    {StopReason.MAX_LOOPS, StopReason.MAX_ERRORS, StopReason.DRIFT, StopReason.BUDGET}
+)
 
 #: Triggers whose run ends with an answer: the model answered (in words, or not usably),
 #: or it only repeated calls it had made.
-_ANSWERED = frozenset({"final", "forced", "empty", "plan", "echo", "cut", "drift"})
+_ANSWERED = frozenset(
+    {Trigger.FINAL, Trigger.FORCED, Trigger.EMPTY, Trigger.PLAN, Trigger.ECHO, Trigger.CUT,
+     Trigger.DRIFT}
+)  # fmt: skip
 
 
 @dataclass
@@ -113,13 +125,46 @@ def outcome(
         )
         return dataclasses.replace(state, output=draft, answer=answer)
     record = dataclasses.replace(record, calls=writing.calls, complete=False, note=note)
-    if writing.unreadable and results and state.finished_by != "drift":
+    if writing.unreadable and results and state.finished_by != Trigger.DRIFT:
         # The model ended in words and no answer in words came back: its results say it.
         answer = dataclasses.replace(record, source="results")
         return dataclasses.replace(
             state, output=plain_lines(results), answer=answer, stop=StopReason.FINAL, error=None
         )
-    if answered and state.finished_by != "drift" and writing.short is not None:
+    if answered and state.finished_by != Trigger.DRIFT and writing.short is not None:
         ends = writing.stop or StopReason.LLM_ERROR
         return dataclasses.replace(state, answer=record, stop=ends, error=writing.short)
     return dataclasses.replace(state, answer=record)  # a drift stop stays what it was
+
+
+def nothing_to_report(
+    state: AgentState, record: AnswerRecord, draft: str | None, results: Sequence[Result]
+) -> AgentState:
+    """Results that hold no data (receipts: "queued", "the call was received", ``[]``) give
+    the stage nothing to write from, and a written report would invent its values: the
+    model's own words stand, else the receipts themselves, and the note says so."""
+    note = "the results hold no data (receipts only): nothing to write from them"
+    if draft is not None:
+        answer = dataclasses.replace(record, repair=Repair.NONE, unused=(), note=note)
+        return dataclasses.replace(state, output=draft, answer=answer)
+    answer = dataclasses.replace(record, source="results", repair=Repair.NONE, note=note)
+    return dataclasses.replace(state, output=plain_lines(results), answer=answer)
+
+
+def stopped(state: AgentState) -> AgentState:
+    """A run the loop stopped (a limit, the breaker, drift) while the model was still
+    acting: with successful results in hand, they are its answer, in plain lines
+    (``complete=False``); ``output`` stays None only when nothing succeeded."""
+    if state.stop not in _LOOP_STOPS or state.output is not None or state.answer is not None:
+        return state
+    results = gathered(state)
+    if not results:
+        return state
+    note = (
+        f"the run stopped ({state.stop.value}) before the model answered: its results as they came"
+    )
+    record = AnswerRecord(
+        "results", Trigger.STOPPED, len(results), complete=False, note=note,
+        language=language_of(state.task),
+    )  # fmt: skip
+    return dataclasses.replace(state, output=plain_lines(results), answer=record)
