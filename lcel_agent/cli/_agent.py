@@ -16,15 +16,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
+import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .._redact import redact, register_secret
 from ._hints import command, shown
 from ._record import RunOptions
+
+if TYPE_CHECKING:
+    from ..memory import SlidingWindowMemory
 
 __all__ = [
     "OPENAI_URL",
@@ -32,11 +37,13 @@ __all__ = [
     "MissingKeyError",
     "built",
     "endpoint",
+    "hush_window_log",
     "key",
     "no_key",
     "options_of",
     "server_of",
     "simulated",
+    "window_warning",
 ]
 
 #: Where ChatOpenAI goes without a base URL: what a run that named none is kept with.
@@ -60,6 +67,40 @@ Or try it offline, with no key and no network (a simulated model on 127.0.0.1):
   {simulate}
   {demo:<{width}}# the article's task, with a noisy model
 """
+
+
+def hush_window_log() -> None:
+    """Leave the memory window's own warnings to the command: it names the option that
+    fixes them (``--memory-tokens``), once, before the run, and never when it only reads."""
+    logging.getLogger("lcel_agent.memory").setLevel(logging.ERROR)
+
+
+#: Below this share of the window left after the pinned messages, tool results starve.
+MIN_ROOM_SHARE = 0.25
+
+
+def window_warning(memory: SlidingWindowMemory, system_prompt: str, task: str) -> str | None:
+    """A warning when the system prompt and the task leave under a quarter of the window.
+
+    The window pins both; what is left is all the room tool results and replies
+    get, so a task near the window's size makes every loop see almost nothing.
+    """
+    hush_window_log()  # this warning, which names the option, is said instead
+    window = memory.fresh()
+    window.add_system(system_prompt)
+    window.add_user(task)
+    pinned, budget = window.pinned_tokens, window.max_tokens
+    if budget - pinned >= budget * MIN_ROOM_SHARE:
+        return None
+    room = max(0, budget - pinned)
+    # The smallest window that leaves a quarter free, rounded up to a hundred.
+    enough = math.ceil(pinned / (1 - MIN_ROOM_SHARE) / 100) * 100
+    return (
+        f"warning: the system prompt and the task take {pinned:,} of the memory window's "
+        f"{budget:,} tokens, leaving {room:,} for tool results and replies (under a quarter): "
+        f"the model will see little or nothing of what its tools return. "
+        f"Give --memory-tokens {enough} or more."
+    )
 
 
 class MissingKeyError(Exception):

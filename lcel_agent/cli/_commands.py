@@ -9,15 +9,21 @@ LangChain, then calls :func:`dispatch`; everything heavy is imported from here.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..memory import SlidingWindowMemory
 from ..testing.tasks import ARTICLE_TASK
-from ._agent import MissingKeyError, built, endpoint, no_key, options_of, simulated
-from ._drive import finish, hush_window_log, refuse, say
+from ._agent import (
+    MissingKeyError,
+    built,
+    endpoint,
+    no_key,
+    options_of,
+    simulated,
+    window_warning,
+)
+from ._drive import finish, refuse, say
 from ._status import EXIT_USAGE
 
 __all__ = ["dispatch", "window_warning"]
@@ -32,33 +38,6 @@ _DEMO_NOISE = {
     "prose_json": 0.10,
     "invalid_json": 0.04,
 }
-
-#: Below this share of the window left after the pinned messages, tool results starve.
-MIN_ROOM_SHARE = 0.25
-
-
-def window_warning(memory: SlidingWindowMemory, system_prompt: str, task: str) -> str | None:
-    """A warning when the system prompt and the task leave under a quarter of the window.
-
-    The window pins both; what is left is all the room tool results and replies
-    get, so a task near the window's size makes every loop see almost nothing.
-    """
-    hush_window_log()  # this warning, which names the option, is said instead
-    window = memory.fresh()
-    window.add_system(system_prompt)
-    window.add_user(task)
-    pinned, budget = window.pinned_tokens, window.max_tokens
-    if budget - pinned >= budget * MIN_ROOM_SHARE:
-        return None
-    room = max(0, budget - pinned)
-    # The smallest window that leaves a quarter free, rounded up to a hundred.
-    enough = math.ceil(pinned / (1 - MIN_ROOM_SHARE) / 100) * 100
-    return (
-        f"warning: the system prompt and the task take {pinned:,} of the memory window's "
-        f"{budget:,} tokens, leaving {room:,} for tool results and replies (under a quarter): "
-        f"the model will see little or nothing of what its tools return. "
-        f"Give --memory-tokens {enough} or more."
-    )
 
 
 def _approver(args: argparse.Namespace) -> Any:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from ..state import AgentResult, StepRecord
 from ._signals import said, settle
 from ._status import EXIT_CODES
 
-__all__ = ["Shown", "count", "finish", "hush_window_log", "refuse", "say", "show"]
+__all__ = ["Shown", "count", "finish", "refuse", "say", "show"]
 
 
 def say(text: str) -> None:
@@ -34,12 +33,6 @@ def say(text: str) -> None:
 def count(n: int, word: str) -> str:
     """``1 loop``, ``3 loops``."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def hush_window_log() -> None:
-    """Leave the memory window's own warnings to the command: it names the option that
-    fixes them (``--memory-tokens``), once, before the run, and never when it only reads."""
-    logging.getLogger("lcel_agent.memory").setLevel(logging.ERROR)
 
 
 def refuse(command: str, text: str) -> None:

@@ -32,8 +32,16 @@ from typing import Any
 from ..durable import ThreadState, read_thread
 from ..state import StopReason
 from ..testing.tasks import ARTICLE_TASK
-from ._agent import built, endpoint, key, options_of, server_of, simulated
-from ._commands import window_warning
+from ._agent import (
+    built,
+    endpoint,
+    hush_window_log,
+    key,
+    options_of,
+    server_of,
+    simulated,
+    window_warning,
+)
 from ._continue import (
     Refused,
     call_list,
@@ -44,7 +52,7 @@ from ._continue import (
     resume_line,
     show_stored,
 )
-from ._drive import count, hush_window_log, say
+from ._drive import count, say
 from ._hints import StoreRef, command
 from ._record import RunOptions, load_options, save_options
 from ._server import server_for

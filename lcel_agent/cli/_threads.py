@@ -29,8 +29,9 @@ from typing import Any
 from .._redact import redact
 from ..durable import ThreadSummary, summarize_thread
 from ..errors import CheckpointError
+from ._agent import hush_window_log
 from ._display import display_width, one_line, pad
-from ._drive import hush_window_log, refuse, say
+from ._drive import refuse, say
 from ._hints import StoreRef
 from ._status import EXIT_USAGE
 from ._store import Store, StoreError, open_store
