@@ -24,8 +24,9 @@ statuses (``_status``), the commands (``_commands``, ``_batch``, ``_resume``,
 live trace (``_display``), the commands and URLs it prints (``_hints``), and for
 checkpointed runs the store (``_store``), the thread lock (``_lock``), the options kept
 beside a thread (``_record``) and what ``run --checkpoint`` and ``resume`` share
-(``_continue``), the PostgreSQL store (``_postgres``) and the signals that stop a
-command (``_signals``). It imports the library from above; the library never imports it.
+(``_continue``), what every store is (``_store_base``), the PostgreSQL store
+(``_postgres``), the server a resumed run goes back to (``_server``) and the signals that
+stop a command (``_signals``). It imports the library from above; the library never imports it.
 
 Importing it loads nothing heavy: ``--help`` and usage errors answer before
 LangChain is loaded, and the commands are imported inside :func:`main`, where

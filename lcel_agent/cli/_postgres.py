@@ -29,7 +29,7 @@ from typing import Any
 from .._redact import redact
 from ._hints import StoreRef, command
 from ._lock import postgres_held, postgres_lock
-from ._store import INSTALL, Store, StoreError, new_store_hint, not_a_store
+from ._store_base import INSTALL, Store, StoreError, new_store_hint, not_a_store
 
 __all__ = ["open_postgres"]
 

@@ -31,40 +31,29 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import quote
 
-from ._hints import StoreRef, command, shown
+from ._hints import StoreRef, shown
 from ._lock import NO_RECORD_LOCKS, record_locks, sqlite_held, sqlite_lock
+from ._postgres import open_postgres
+from ._store_base import (
+    INSTALL,
+    Store,
+    StoreError,
+    new_store_hint,
+    not_a_store,
+    read_only,
+    unreadable,
+)
 
-__all__ = [
-    "INSTALL",
-    "Store",
-    "StoreError",
-    "is_postgres",
-    "new_store_hint",
-    "not_a_store",
-    "open_store",
-    "precheck",
-    "shown",
-]
+__all__ = ["Store", "StoreError", "is_postgres", "open_store", "precheck", "shown"]
 
 #: The tables SqliteSaver makes, that every SQLite store must have.
 _SQLITE_TABLES = frozenset({"checkpoints", "writes"})
-INSTALL = "--checkpoint needs LangGraph's savers: pip install -e '.[durable]' in a clone"
-
-
-class StoreError(Exception):
-    """A STORE the command cannot use; the message says why (exit status 2)."""
-
-
-def new_store_hint(ref: StoreRef) -> str:
-    """The command that makes a store at ``ref`` (pasted as it is)."""
-    return f"{command('run', 'TASK', *ref.words())} makes one"
 
 
 def is_postgres(spec: str) -> bool:
@@ -74,25 +63,6 @@ def is_postgres(spec: str) -> bool:
 
 def _folder(path: Path) -> Path:
     return path.parent if str(path.parent) else Path(".")
-
-
-def _unreadable(path: Path) -> str | None:
-    """Why SQLite cannot read the store at ``path`` (an existing file), or None."""
-    if not os.access(path, os.R_OK):
-        return "no permission to read the file"
-    return None
-
-
-def _read_only(path: Path) -> str | None:
-    """Why SQLite cannot write the store at ``path`` (an existing file), or None."""
-    if (unreadable := _unreadable(path)) is not None:
-        return unreadable
-    if not os.access(path, os.W_OK):
-        return "the file is read-only"
-    if not os.access(_folder(path), os.W_OK | os.X_OK):
-        # WAL mode: SQLite makes STORE-wal and STORE-shm beside the store as it writes.
-        return f"its folder {_folder(path)} is read-only (SQLite writes STORE-wal beside it)"
-    return None
 
 
 def precheck(ref: StoreRef, *, create: bool, writes: bool = True) -> str | None:
@@ -114,9 +84,9 @@ def precheck(ref: StoreRef, *, create: bool, writes: bool = True) -> str | None:
     if create and not record_locks():
         return f"--checkpoint {spec}: {NO_RECORD_LOCKS}"
     if path.exists():
-        if (unreadable := _unreadable(path)) is not None:
-            return f"cannot read the checkpoint store {spec}: {unreadable}"
-        problem = _read_only(path) if writes else None
+        if (denied := unreadable(path)) is not None:
+            return f"cannot read the checkpoint store {spec}: {denied}"
+        problem = read_only(path) if writes else None
         return None if problem is None else f"cannot write checkpoints to {spec}: {problem}"
     if not create:
         return f"no checkpoint store at {spec} ({new_store_hint(ref)})"
@@ -126,54 +96,6 @@ def precheck(ref: StoreRef, *, create: bool, writes: bool = True) -> str | None:
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"cannot make the checkpoint store {spec}: its folder {parent} is read-only"
     return None
-
-
-@dataclass
-class Store:
-    """An opened store: its saver, its threads, and the lock of a thread."""
-
-    ref: StoreRef
-    """As the user gave it (the commands this one prints repeat it)."""
-    kind: Literal["sqlite", "postgres"]
-    saver: Any
-    """The LangGraph saver: ``create_agent(..., checkpointer=store.saver)``."""
-    _lock: Callable[[str], AbstractContextManager[None]]
-    _query: Callable[[str], list[Any]]
-    _held: Callable[[str], bool | None]
-    _unwritable: Callable[[], str | None] = lambda: None
-    """A PostgreSQL store's: why this role cannot write checkpoints there, or None."""
-
-    def lock(self, thread_id: str) -> AbstractContextManager[None]:
-        """Hold ``thread_id`` for this process (ThreadBusyError if another holds it)."""
-        return self._lock(thread_id)
-
-    def writable(self) -> None:
-        """StoreError unless this process can write checkpoints here (``resume`` asks once
-        it knows the run goes on: a finished run's result is read from a read-only store)."""
-        if self.kind != "sqlite":
-            if (why := self._unwritable()) is not None:
-                raise StoreError(why)
-            return
-        problem = _read_only(Path(self.ref.spec))
-        if problem is not None:
-            raise StoreError(f"cannot write checkpoints to {self.ref.spec}: {problem}")
-        if not record_locks():
-            raise StoreError(f"--checkpoint {self.ref.spec}: {NO_RECORD_LOCKS}")
-
-    def held(self, thread_id: str) -> bool | None:
-        """Whether a process holds ``thread_id`` now, asked without taking it (None: this
-        system cannot tell without taking it)."""
-        return self._held(thread_id)
-
-    def thread_ids(self) -> list[str]:
-        """The threads that hold a run's checkpoints (the root namespace only)."""
-        rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''")
-        return sorted(str(row[0]) for row in rows)
-
-
-def not_a_store(spec: str, why: str, more: str = "") -> StoreError:
-    """Another program's database, or not a database: refused, and left as it was."""
-    return StoreError(f"{shown(spec)} is not a checkpoint store ({why}); nothing was changed{more}")
 
 
 def _sqlite_error(spec: str, exc: sqlite3.Error) -> StoreError:
@@ -194,7 +116,7 @@ def _sqlite_uri(path: str, create: bool | None) -> str:
     """How to open the file: ``rwc`` makes it (``run``, none there), ``rw`` never does;
     ``threads`` (``create=None``) opens a store it cannot write read-only, and immutable
     when no ``-wal`` file is beside it (see the module docstring)."""
-    if create is None and _read_only(Path(path)) is not None:
+    if create is None and read_only(Path(path)) is not None:
         wal = Path(f"{path}-wal")
         immutable = not wal.exists() or wal.stat().st_size == 0
         return f"file:{quote(path)}?mode=ro" + ("&immutable=1" if immutable else "")
@@ -210,8 +132,8 @@ def _sqlite(ref: StoreRef, create: bool | None) -> Iterator[Store]:
         raise StoreError(INSTALL) from None
     spec = ref.spec
     path = os.path.abspath(spec)
-    if (unreadable := _unreadable(Path(path))) is not None and os.path.exists(path):
-        raise StoreError(f"cannot read the checkpoint store {spec}: {unreadable}")
+    if (denied := unreadable(Path(path))) is not None and os.path.exists(path):
+        raise StoreError(f"cannot read the checkpoint store {spec}: {denied}")
     uri = _sqlite_uri(path, create)
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
@@ -258,7 +180,5 @@ def open_store(ref: StoreRef | str, *, create: bool | None) -> AbstractContextMa
     """
     ref = StoreRef(ref) if isinstance(ref, str) else ref
     if is_postgres(ref.spec):
-        from ._postgres import open_postgres
-
         return open_postgres(ref, create)
     return _sqlite(ref, create)
