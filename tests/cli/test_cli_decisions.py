@@ -12,6 +12,7 @@ the command is the real ``lcel-agent`` in its own process, on SQLite and Postgre
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
@@ -27,13 +28,17 @@ TASK = "查询北京、上海和广州今天的天气"
 
 
 def three_at_once(messages: list[dict[str, Any]], tools: Any) -> str:
-    """Ask for the three cities in one reply; once results are in, answer with all of them."""
-    seen = [text_of(m.get("content")) for m in messages if m.get("role") == "user"]
-    results = [text for text in seen if text.startswith("Observation")]
+    """Ask for the three cities in one reply; once results are in, answer in words: the
+    weather of each city that has it, and that the others were not looked up."""
+    seen = "\n".join(text_of(m.get("content")) for m in messages if m.get("role") == "user")
+    results = dict(re.findall(r"Observation \[get_weather (\S+)\]: (.*)", seen))
     if not results:
         calls = [{"action": "get_weather", "action_input": city} for city in CITIES]
         return json.dumps(calls, ensure_ascii=False)
-    return json.dumps({"action": "final", "action_input": "\n".join(results)}, ensure_ascii=False)
+    lines = [
+        text if "市天气" in text else f"{city}的天气没有查询。" for city, text in results.items()
+    ]
+    return json.dumps({"action": "final", "action_input": "\n".join(lines)}, ensure_ascii=False)
 
 
 @pytest.fixture
