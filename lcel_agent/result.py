@@ -74,6 +74,10 @@ class Usage:
     """Completion tokens."""
     estimated: bool = False
     """True when some of these tokens are lcel_agent's estimate: the model reported none."""
+    interrupted: int = 0
+    """Model requests sent whose replies were lost to an interruption (a durable run that
+    was killed or stopped during the call, then resumed): the provider saw them, so their
+    prompt tokens are counted, estimated."""
 
     @property
     def total_tokens(self) -> int:
@@ -85,11 +89,13 @@ class Usage:
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.estimated or other.estimated,
+            self.interrupted + other.interrupted,
         )
 
     def to_dict(self) -> dict[str, int | bool]:
-        """``{"input_tokens", "output_tokens", "total_tokens"}``, and ``"estimated": True``
-        when the count is (partly) an estimate."""
+        """``{"input_tokens", "output_tokens", "total_tokens"}``, ``"estimated": True``
+        when the count is (partly) an estimate, and ``"interrupted_requests": N`` when
+        it counts requests whose replies an interruption lost."""
         data: dict[str, int | bool] = {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
@@ -97,6 +103,8 @@ class Usage:
         }
         if self.estimated:
             data["estimated"] = True
+        if self.interrupted:
+            data["interrupted_requests"] = self.interrupted
         return data
 
 

@@ -24,24 +24,25 @@ statuses (``_status``), the commands (``_commands``, ``_batch``, ``_resume``,
 live trace (``_display``), the commands and URLs it prints (``_hints``), and for
 checkpointed runs the store (``_store``), the thread lock (``_lock``), the options kept
 beside a thread (``_record``) and what ``run --checkpoint`` and ``resume`` share
-(``_continue``). It
-imports the library from above; the library never imports it.
+(``_continue``), what every store is (``_store_base``), the PostgreSQL store
+(``_postgres``), the server a resumed run goes back to (``_server``) and the signals that
+stop a command (``_signals``). It imports the library from above; the library never imports it.
 
 Importing it loads nothing heavy: ``--help`` and usage errors answer before
 LangChain is loaded, and the commands are imported inside :func:`main`, where
-Ctrl-C at any moment ends with status 130 and one line.
+Ctrl-C at any moment ends with status 130 and one line (SIGTERM 143, SIGHUP 129).
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
 
 from .._redact import redact
 from ._checks import check
-from ._parser import build_parser
+from ._hints import command, invoked_as, use_program
+from ._parser import Parser, build_parser
+from ._signals import handled, said, status
 from ._status import EXIT_CODES, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
 
 __all__ = ["EXIT_CODES", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "build_parser", "main"]
@@ -50,19 +51,16 @@ __all__ = ["EXIT_CODES", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_USAGE", "bui
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status.
 
-    Once a run's result is in hand, Ctrl-C is ignored (it cannot change a result that
-    is stored); a caller that gives ``argv`` gets its own SIGINT handler back on return.
+    SIGTERM and SIGHUP stop a run as Ctrl-C does (exit 143, 129; 130 for Ctrl-C). Once a
+    run's result is in hand they are ignored (they cannot change a result that is
+    stored); a caller that gives ``argv`` gets its own handlers back on return. The
+    commands the output shows start with the program as it was run (``sys.argv[0]``;
+    ``lcel-agent`` for a caller that gives ``argv``).
     """
-    previous = signal.getsignal(signal.SIGINT)
-    try:
+    use_program(("lcel-agent",) if argv is not None else invoked_as(sys.argv[0]))
+    Parser.argv = list(sys.argv[1:] if argv is None else argv)
+    with handled(restore=argv is not None):
         return _main(argv)
-    finally:
-        if argv is not None and previous is not None and _in_main_thread():
-            signal.signal(signal.SIGINT, previous)
-
-
-def _in_main_thread() -> bool:
-    return threading.current_thread() is threading.main_thread()
 
 
 def _main(argv: list[str] | None) -> int:
@@ -73,7 +71,7 @@ def _main(argv: list[str] | None) -> int:
             if args.command is None:
                 unknown = [arg for arg in extra if arg.startswith("-")]
                 if unknown:
-                    parser.error(f"unknown option {unknown[0]} (see lcel-agent --help)")
+                    parser.error(f"unknown option {unknown[0]} (see {command('--help')})")
                 parser.error(
                     "a command is needed: run, demo, batch or report; "
                     "resume or threads for checkpointed runs"
@@ -91,9 +89,9 @@ def _main(argv: list[str] | None) -> int:
         # flush at exit from complaining about the closed pipe.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_INTERNAL
-    except KeyboardInterrupt:
-        print("lcel-agent: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stopped:  # Ctrl-C, SIGTERM, SIGHUP (see _signals)
+        print(f"lcel-agent: {said(stopped)}", file=sys.stderr)
+        return status(stopped)
     except Exception as exc:  # never a traceback that could quote a key
         print(
             f"lcel-agent: internal error: {redact(f'{type(exc).__name__}: {exc}')}", file=sys.stderr

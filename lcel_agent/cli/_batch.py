@@ -22,6 +22,7 @@ import os
 import sys
 from typing import Any, Literal
 
+from ._signals import said, status
 from ._types import per_minute, positive_float, positive_int
 
 __all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "add_parser", "default_agent", "run"]
@@ -214,9 +215,9 @@ def run(args: argparse.Namespace) -> int:
                 tpm=args.tpm,
                 progress=not args.no_progress,
             )
-    except BatchInterrupted as stop:
+    except BatchInterrupted as stop:  # Ctrl-C, SIGTERM or SIGHUP (130, 143, 129)
         print(_report(stop.summary, args.json))
-        return fail(EXIT_INTERRUPTED, "interrupted; run the same command again to resume")
+        return fail(status(stop), f"{said(stop)}; run the same command again to resume")
     except RateTooLowError as exc:
         return fail(EXIT_USAGE, _rate_advice(exc.rpm, exc.timeout, exc.need, custom=True))
     except (BatchInputError, BatchStoreError, ConfigurationError, TypeError) as exc:

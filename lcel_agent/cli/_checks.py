@@ -56,26 +56,29 @@ def _check_out(path: Path | None, option: str, fail: Callable[[str], NoReturn]) 
 
 def _check_durable(args: argparse.Namespace, fail: Callable[[str], NoReturn]) -> None:
     """``--checkpoint`` and its company: what ``run``, ``resume`` and ``threads`` need."""
+    from ._hints import StoreRef, command
     from ._store import precheck  # sqlite3 and the lock's helpers: cheap, but only here
 
     if args.command == "run":
         if args.checkpoint is None:
-            for option in ("pause", "thread"):
+            for option in ("pause", "thread", "checkpoint_schema"):
                 if getattr(args, option):
-                    fail(f"--{option} needs --checkpoint STORE (a SQLite file or a "
-                         "postgresql:// URL) to keep the run in")  # fmt: skip
+                    fail(f"--{option.replace('_', '-')} needs --checkpoint STORE (a SQLite "
+                         "file or a postgresql:// URL) to keep the run in")  # fmt: skip
             return
         if args.pause and args.confirm:
-            fail("--pause waits for a decision later (lcel-agent resume --approve); "
+            fail(f"--pause waits for a decision later ({command('resume', 'ID', '--approve')}); "
                  "--confirm asks now: give one of them")  # fmt: skip
     if args.command == "resume" and args.reason is not None and args.deny is None:
         fail("--reason goes with --deny: it is what the model is told instead of a result")
     if args.command == "resume" and args.no_pause and args.approve is not None:
         fail("--no-pause approves the calls that wait and every later one: leave out --approve")
     run = args.command == "run"
-    problem = precheck(args.checkpoint, create=run, writes=run)
+    problem = precheck(StoreRef.of(args), create=run, writes=run)
     if problem is not None:
-        fail(problem)
+        # The options were right; the STORE is not: its line, without "see --help".
+        print(f"lcel-agent {args.command}: error: {problem}", file=sys.stderr, flush=True)
+        raise SystemExit(2)
 
 
 def check(args: argparse.Namespace) -> None:

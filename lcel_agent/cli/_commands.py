@@ -9,16 +9,21 @@ LangChain, then calls :func:`dispatch`; everything heavy is imported from here.
 from __future__ import annotations
 
 import argparse
-import logging
-import math
 import sys
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..memory import SlidingWindowMemory
 from ..testing.tasks import ARTICLE_TASK
-from ._agent import NO_KEY, MissingKeyError, built, options_of, simulated
-from ._drive import finish, say
+from ._agent import (
+    MissingKeyError,
+    built,
+    endpoint,
+    no_key,
+    options_of,
+    simulated,
+    window_warning,
+)
+from ._drive import finish, refuse, say
 from ._status import EXIT_USAGE
 
 __all__ = ["dispatch", "window_warning"]
@@ -33,35 +38,6 @@ _DEMO_NOISE = {
     "prose_json": 0.10,
     "invalid_json": 0.04,
 }
-
-#: Below this share of the window left after the pinned messages, tool results starve.
-MIN_ROOM_SHARE = 0.25
-
-
-def window_warning(memory: SlidingWindowMemory, system_prompt: str, task: str) -> str | None:
-    """A warning when the system prompt and the task leave under a quarter of the window.
-
-    The window pins both; what is left is all the room tool results and replies
-    get, so a task near the window's size makes every loop see almost nothing.
-    """
-    # The window logs its own warning for library users; here this one, which names the
-    # flag to fix it, is said instead (once, before the run).
-    logging.getLogger("lcel_agent.memory").setLevel(logging.ERROR)
-    window = memory.fresh()
-    window.add_system(system_prompt)
-    window.add_user(task)
-    pinned, budget = window.pinned_tokens, window.max_tokens
-    if budget - pinned >= budget * MIN_ROOM_SHARE:
-        return None
-    room = max(0, budget - pinned)
-    # The smallest window that leaves a quarter free, rounded up to a hundred.
-    enough = math.ceil(pinned / (1 - MIN_ROOM_SHARE) / 100) * 100
-    return (
-        f"warning: the system prompt and the task take {pinned:,} of the memory window's "
-        f"{budget:,} tokens, leaving {room:,} for tool results and replies (under a quarter): "
-        f"the model will see little or nothing of what its tools return. "
-        f"Give --memory-tokens {enough} or more."
-    )
 
 
 def _approver(args: argparse.Namespace) -> Any:
@@ -81,7 +57,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         args.task = args.task or ARTICLE_TASK.prompt
     options = options_of(args)
     try:
-        with simulated(options.simulate), built(options) as made:
+        with simulated(options.simulate), built(options, base_url=endpoint(args)) as made:
             warning = window_warning(made.agent.memory, made.agent.system_prompt, args.task)
             if warning is not None:
                 say(warning)
@@ -94,7 +70,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 llm_retries=3,
             )
     except MissingKeyError:
-        print(NO_KEY, file=sys.stderr, end="")
+        print(no_key(), file=sys.stderr, end="")
         return EXIT_USAGE
 
 
@@ -174,12 +150,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
     try:
         records, problems = read_results(args.results)
     except (OSError, ValueError) as exc:
-        say(f"cannot read {args.results}: {exc}")
+        refuse("report", f"cannot read {args.results}: {exc}")
         return EXIT_USAGE
     for number, problem in problems:
         say(f"{args.results}:{number}: {problem}; listed in the report")
     if not records:
-        say(f"{args.results} holds no results")
+        refuse("report", f"{args.results} holds no results")
         return EXIT_USAGE
     single = len(records) == 1 and "steps" in records[0] and "stop_reason" in records[0]
     if single:
@@ -216,5 +192,5 @@ def dispatch(args: argparse.Namespace) -> int:
     try:
         return commands[args.command](args)
     except ConfigurationError as exc:
-        say(str(exc))
+        refuse(args.command, str(exc))
         return EXIT_USAGE

@@ -1,11 +1,11 @@
 """What ``run --checkpoint`` and ``resume`` share: the store opened, bad input refused, the
 run driven, and the commands that continue a thread.
 
-Every refusal is :class:`Refused` (one line, exit 2) and comes before anything is
-written. :func:`drive` streams a thread's run; on Ctrl-C it reads what the store holds
-then: a run whose result was stored ends as that result says (point 6 of issue 36: a
-signal after the result is stored changes nothing), any other prints the command that
-continues it and exits 130.
+Every refusal is :class:`Refused` (one line, ``lcel-agent run: error: ...``, exit 2) and
+comes before anything is written. :func:`drive` streams a thread's run; on Ctrl-C,
+SIGTERM or SIGHUP it reads what the store holds then: a run whose result was stored
+ends as that result says (a signal after the result is stored changes nothing), any
+other prints the command that continues it and exits 130, 143 or 129.
 """
 
 from __future__ import annotations
@@ -16,14 +16,16 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+from .._redact import redact
 from ..durable import ThreadState, read_thread
 from ..errors import CheckpointError, ConfigurationError
 from ..state import Action, AgentResult, StopReason
-from ._agent import NO_KEY, Built, MissingKeyError
-from ._drive import Shown, finish, say, show
-from ._hints import command, password_note, shown
+from ._agent import Built, MissingKeyError, no_key
+from ._drive import Shown, finish, refuse, say, show
+from ._hints import StoreRef, command, password_note
 from ._lock import ThreadBusyError
-from ._status import EXIT_INTERRUPTED, EXIT_USAGE
+from ._signals import said, status
+from ._status import EXIT_USAGE
 from ._store import Store, StoreError, open_store
 
 __all__ = [
@@ -43,10 +45,10 @@ class Refused(Exception):
     """Bad input found before anything ran: the message, and exit status 2."""
 
 
-def resume_line(thread: str, store: str, *more: str) -> str:
+def resume_line(thread: str, store: StoreRef, *more: str) -> str:
     """The command that continues ``thread`` (the store as the user gave it, a password
     masked): one line, every argument quoted for a POSIX shell."""
-    return command("resume", thread, "--checkpoint", shown(store), *more)
+    return command("resume", thread, *store.words(), *more)
 
 
 def call_list(actions: Sequence[Action]) -> str:
@@ -54,14 +56,14 @@ def call_list(actions: Sequence[Action]) -> str:
     return ",".join(a.call_id or "" for a in actions)
 
 
-def continue_line(thread: str, store: str, state: ThreadState) -> str:
+def continue_line(thread: str, store: StoreRef, state: ThreadState) -> str:
     """The command that continues ``thread`` from ``state`` (a paused one: its calls named)."""
     if state.status == "paused":
         return resume_line(thread, store, "--approve", call_list(state.pending))
     return resume_line(thread, store)
 
 
-def _paused_notes(thread: str, store: str, pending: Sequence[Action]) -> list[str]:
+def _paused_notes(thread: str, store: StoreRef, pending: Sequence[Action]) -> list[str]:
     from ._display import call_text
 
     ids = call_list(pending)
@@ -75,11 +77,11 @@ def _paused_notes(thread: str, store: str, pending: Sequence[Action]) -> list[st
         f"  {resume_line(thread, store, '--deny', ids)}",
         "or run them and every later call without pausing:",
         f"  {resume_line(thread, store, '--no-pause')}",
-        *password_note(store),
+        *password_note(store.spec),
     ]
 
 
-def notes(thread: str, store: str) -> Callable[[AgentResult], Sequence[str]]:
+def notes(thread: str, store: StoreRef) -> Callable[[AgentResult], Sequence[str]]:
     """After a result: where the thread is, and the exact commands that continue it."""
 
     def lines(result: AgentResult) -> list[str]:
@@ -87,12 +89,12 @@ def notes(thread: str, store: str) -> Callable[[AgentResult], Sequence[str]]:
             return _paused_notes(thread, store, result.pending)
         if result.stop_reason is StopReason.LLM_ERROR:
             return [
-                f"thread {thread} in {shown(store)} failed; ask the failed model call again "
+                f"thread {thread} in {store} failed; ask the failed model call again "
                 "(add --base-url URL for another server):",
                 f"  {resume_line(thread, store)}",
-                *password_note(store),
+                *password_note(store.spec),
             ]
-        return [f"thread {thread} in {shown(store)}"]
+        return [f"thread {thread} in {store}"]
 
     return lines
 
@@ -102,21 +104,28 @@ def opened(args: argparse.Namespace, *, create: bool | None) -> Iterator[tuple[E
     """The store, with bad input turned into :class:`Refused` (exit 2)."""
     with ExitStack() as stack:
         try:
-            store = stack.enter_context(open_store(args.checkpoint, create=create))
+            store = stack.enter_context(open_store(StoreRef.of(args), create=create))
         except StoreError as exc:
             raise Refused(str(exc)) from None
         yield stack, store
 
 
-def guarded(work: Callable[[], int]) -> int:
-    """Run a command; bad input of any kind is one line and exit 2."""
+def guarded(name: str, work: Callable[[], int]) -> int:
+    """Run the command ``name``; bad input of any kind is one line and exit 2."""
     try:
         return work()
     except MissingKeyError:
-        print(NO_KEY, end="", flush=True, file=sys.stderr)
+        print(no_key(), end="", flush=True, file=sys.stderr)
         return EXIT_USAGE
     except (Refused, ThreadBusyError, CheckpointError, ConfigurationError, StoreError) as exc:
-        say(str(exc))
+        refuse(name, str(exc))
+        return EXIT_USAGE
+    except Exception as exc:
+        # psycopg's: a grant taken away while the command ran (the store's checks passed).
+        if type(exc).__name__ != "InsufficientPrivilege":
+            raise
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        refuse(name, f"the PostgreSQL store refused: {redact(first)}")
         return EXIT_USAGE
 
 
@@ -125,9 +134,8 @@ def show_stored(
 ) -> int:
     """Print the result a thread holds, as the run printed it; its exit status."""
     assert state.result is not None
-    return show(
-        state.result, args, facts, Shown({"thread_id": thread}, notes(thread, args.checkpoint))
-    )
+    shown = Shown({"thread_id": thread}, notes(thread, StoreRef.of(args)))
+    return show(state.result, args, facts, shown)
 
 
 def drive(
@@ -151,9 +159,9 @@ def drive(
             [*made.facts, *more.pop("facts", ())],
             llm_timeout=made.timeout,
             llm_retries=3,
-            shown=Shown({"thread_id": thread}, notes(thread, args.checkpoint), **more),
+            shown=Shown({"thread_id": thread}, notes(thread, store.ref), **more),
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stopped:  # Ctrl-C, SIGTERM, SIGHUP
         try:
             state = read_thread(store.saver, thread)
         except Exception:  # the store is what it is; the command below says what to try
@@ -161,10 +169,10 @@ def drive(
         if state is not None and state.result is not None:
             # The run ended and its result is stored: the signal came too late to change it.
             return show_stored(state, args, [*made.facts, f"thread {thread}"], thread)
-        say("interrupted")
+        say(said(stopped))
         if state is not None:
             say(f"the run is checkpointed; continue it with: "
-                f"{continue_line(thread, args.checkpoint, state)}")  # fmt: skip
-            for line in password_note(args.checkpoint):
+                f"{continue_line(thread, store.ref, state)}")  # fmt: skip
+            for line in password_note(store.ref.spec):
                 say(line)
-        return EXIT_INTERRUPTED
+        return status(stopped)

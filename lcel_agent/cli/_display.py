@@ -37,6 +37,7 @@ __all__ = [
     "RichDisplay",
     "StatusWatch",
     "call_text",
+    "display_width",
     "make_display",
     "one_line",
     "pad",
@@ -52,17 +53,18 @@ def one_line(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _width(text: str) -> int:
+def display_width(text: str) -> int:
+    """The terminal columns ``text`` takes (CJK characters take two)."""
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def pad(text: str, width: int) -> str:
     """``text`` cut or padded to ``width`` terminal columns (CJK characters take two)."""
-    if _width(text) > width:
-        while text and _width(text) > width - 1:
+    if display_width(text) > width:
+        while text and display_width(text) > width - 1:
             text = text[:-1]
         text += "…"
-    return text + " " * (width - _width(text))
+    return text + " " * (width - display_width(text))
 
 
 def call_text(action: Action) -> str:
@@ -113,9 +115,14 @@ def _ms(record: StepRecord) -> str:
 def _summary(result: AgentResult) -> str:
     usage = result.usage
     forced = " (forced answer)" if result.forced else ""
+    # Requests whose replies an interruption lost: the provider saw them (docs/cli.md).
+    lost = usage.interrupted
+    lost_text = f" · {lost} interrupted request{'s' if lost > 1 else ''}" if lost else ""
+    estimated = " (estimated in part)" if lost else ""
     return (
-        f"loops {result.loops} · tokens {usage.input_tokens} in / {usage.output_tokens} out"
-        f" · {result.elapsed_s:.2f} s · stop: {result.stop_reason.value}{forced}"
+        f"loops {result.loops}{lost_text} · tokens {usage.input_tokens} in / "
+        f"{usage.output_tokens} out{estimated} · {result.elapsed_s:.2f} s · "
+        f"stop: {result.stop_reason.value}{forced}"
     )
 
 

@@ -2,16 +2,14 @@
 
 :func:`finish` streams the agent's run, shows each loop as it ends (or prints the
 result as JSON only), writes ``--report`` and returns the exit status of the stop
-reason. On Ctrl-C the report still shows the loops that finished.
+reason. On Ctrl-C (or SIGTERM, SIGHUP) the report still shows the loops that finished.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,9 +19,10 @@ from langchain_core.runnables import RunnableConfig
 
 from .._redact import redact
 from ..state import AgentResult, StepRecord
+from ._signals import said, settle
 from ._status import EXIT_CODES
 
-__all__ = ["Shown", "finish", "say", "settle", "show"]
+__all__ = ["Shown", "count", "finish", "refuse", "say", "show"]
 
 
 def say(text: str) -> None:
@@ -31,16 +30,15 @@ def say(text: str) -> None:
     print(f"lcel-agent: {redact(text)}", file=sys.stderr, flush=True)
 
 
-def settle() -> None:
-    """The run's result is in hand (and stored, for a checkpointed run): from here on
-    Ctrl-C changes nothing, so the command prints the result and exits by it.
+def count(n: int, word: str) -> str:
+    """``1 loop``, ``3 loops``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
-    :func:`lcel_agent.cli.main` restores the handler when it returns to a caller that
-    gave it ``argv``; as the process's command it leaves it, so a signal during the
-    interpreter's exit cannot turn a finished run into a death by signal.
-    """
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+def refuse(command: str, text: str) -> None:
+    """What a command refuses, as argparse says a usage error: ``lcel-agent run: error:
+    ...``, one line on standard error, redacted (the caller exits 2)."""
+    print(f"lcel-agent {command}: error: {redact(text)}", file=sys.stderr, flush=True)
 
 
 def _write_report(result: AgentResult, path: Path | None) -> list[str]:
@@ -51,8 +49,11 @@ def _write_report(result: AgentResult, path: Path | None) -> list[str]:
     return [f"report: {path}"]
 
 
-def _interrupted_report(task: str, steps: Sequence[StepRecord], path: Path | None) -> None:
-    """On Ctrl-C: the report of the loops that did finish, if one was asked for."""
+def _interrupted_report(
+    task: str, steps: Sequence[StepRecord], path: Path | None, why: str
+) -> None:
+    """On Ctrl-C (or SIGTERM, SIGHUP): the report of the loops that did finish, if one was
+    asked for."""
     if path is None:
         return
     from ..report import render_run
@@ -71,7 +72,7 @@ def _interrupted_report(task: str, steps: Sequence[StepRecord], path: Path | Non
         "step": len(steps),
         "stage": "loop",
         "error_class": "interrupted",
-        "message": f"interrupted (Ctrl-C) after {len(steps)} finished loop(s)",
+        "message": f"{why} after {len(steps)} finished loop(s)",
     }
     path.write_text(render_run(partial), encoding="utf-8")
     say(f"report of the {len(steps)} loop(s) that finished: {path}")
@@ -102,13 +103,16 @@ def finish(
 ) -> int:
     """Drive the run (live trace or JSON), write the report, return the exit status.
 
-    On Ctrl-C the report (``--report``) still shows the loops that finished.
+    On Ctrl-C, SIGTERM or SIGHUP the report (``--report``) still shows the loops that
+    finished.
     """
     steps: list[StepRecord] = []
     try:
         return _drive(stream, args, task, facts, extra, steps, llm_timeout, llm_retries, shown)
-    except KeyboardInterrupt:
-        _interrupted_report(task, steps, args.report)
+    except KeyboardInterrupt as stopped:  # Ctrl-C, SIGTERM, SIGHUP
+        why = said(stopped)
+        _interrupted_report(task, steps, args.report,
+                            "interrupted (Ctrl-C)" if why == "interrupted" else why)  # fmt: skip
         raise
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 from .. import __version__
 from . import _batch as batch_cli
+from ._hints import command
 from ._types import (
     THREAD_ID_RULE,
     any_int,
@@ -22,6 +23,7 @@ from ._types import (
     positive_int,
     rate,
     scale,
+    schema_name,
     temperature,
     thread_id,
 )
@@ -32,9 +34,32 @@ __all__ = ["Parser", "build_parser", "new_parser"]
 class Parser(argparse.ArgumentParser):
     """argparse's parser, with a usage error said in one line (the usage is in ``--help``)."""
 
+    argv: ClassVar[list[str]] = []
+    """The command line being parsed (:func:`lcel_agent.cli.main` sets it), so a refused
+    thread id is quoted as it was typed."""
+
     def error(self, message: str) -> NoReturn:
-        hint = "" if "--help" in message else f" (see {self.prog} --help)"
+        message = _id_refusal(message, self.argv, set(self._option_string_actions))
+        words = self.prog.split()[1:]  # "lcel-agent run" -> the command's own help
+        hint = "" if "--help" in message else f" (see {command(*words, '--help')})"
         self.exit(2, f"{self.prog}: error: {message}{hint}\n")
+
+
+def _id_refusal(message: str, argv: list[str], options: set[str]) -> str:
+    """argparse's words about a thread id that looks like an option, in the id's rule.
+
+    ``--thread -x`` and ``resume -x`` never reach :func:`thread_id`: argparse takes
+    ``-x`` for an option and says "expected one argument" or "required: ID" instead.
+    """
+    rule = f"expected a thread id ({THREAD_ID_RULE})"
+    if message == "argument --thread: expected one argument":
+        at = argv.index("--thread") + 1 if "--thread" in argv else len(argv)
+        return f"argument --thread: {rule}" + (f", got {argv[at]!r}" if at < len(argv) else "")
+    if message.endswith("arguments are required: ID"):
+        typed = argv[argv.index("resume") + 1 :] if "resume" in argv else []
+        stray = [w for w in typed if w.startswith("-") and w.split("=")[0] not in options]
+        return f"argument ID: {rule}" + (f", got {stray[0]!r}" if stray else "")
+    return message
 
 
 # The epilog, one paragraph each, so a new section (a command, a limit) is one more entry.
@@ -222,6 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _store(parser: argparse.ArgumentParser, help: str, *, required: bool = False) -> None:
     parser.add_argument("--checkpoint", default=None, required=required, metavar="STORE",
                         help=help)  # fmt: skip
+    parser.add_argument("--checkpoint-schema", type=schema_name, default=None, metavar="NAME",
+                        help="a postgresql:// STORE: keep the checkpoints in the schema NAME "
+                        "(run makes it), so a database that holds other tables can hold "
+                        "them too")  # fmt: skip
 
 
 def _base_url(parser: argparse.ArgumentParser, when: str) -> None:

@@ -6,7 +6,9 @@ built the agent: the model, the protocol, the window's size, ``--pause``,
 same thread, in the namespace :data:`NAMESPACE` (the run's checkpoints are in the root
 namespace), through the saver's own interface, so it works on every store.
 :func:`load_options` reads them back. Keys are never kept: the model's key comes from
-the environment each time, and a base URL is kept only if it holds no secret.
+the environment each time, and the server's URL is kept without its user and password
+(``resume`` goes back to that server, and takes the login from the command line or the
+environment).
 """
 
 from __future__ import annotations
@@ -32,7 +34,12 @@ class RunOptions:
 
     model: str = "gpt-4o-mini"
     base_url: str | None = None
-    """The endpoint (``--base-url`` or ``OPENAI_BASE_URL``); None: the environment's at resume."""
+    """The server the run started on (``--base-url``, else ``OPENAI_BASE_URL``, else
+    OpenAI's), without credentials; None: ``--simulate``'s own, or a thread kept by a
+    version that did not keep it (``resume`` then needs ``--base-url``)."""
+    base_url_login: bool = False
+    """The server's URL had a user and password: ``resume`` takes them back from
+    ``--base-url`` or ``OPENAI_BASE_URL``, never from the store."""
     protocol: Literal["json", "tool_calling"] = "json"
     max_loops: int = 10
     max_errors: int = 2
@@ -47,8 +54,9 @@ class RunOptions:
     simulate: bool = False
 
     def kept(self) -> RunOptions:
-        """These options as they may be stored: a base URL holding a secret (a password,
-        a key the redactor knows) is dropped; ``resume`` then reads the environment's."""
+        """These options as they may be stored. The server's URL comes here without its
+        credentials (:func:`lcel_agent.cli._agent.server_of`); one that still holds a
+        secret the redactor knows is dropped rather than written."""
         url = self.base_url
         if url is not None and (redact(url) != url or urlsplit(url).password is not None):
             return dataclasses.replace(self, base_url=None)

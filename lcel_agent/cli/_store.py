@@ -21,40 +21,39 @@ commands that write (``run``, ``resume``) a read-only file or folder.
 is beside it (no process has it open for writing then), so reading leaves no
 ``-wal``/``-shm`` files behind; ``resume`` reads a finished run's result so, and asks
 :meth:`Store.writable` before a run goes on.
+
+A PostgreSQL store (:mod:`lcel_agent.cli._postgres`) follows the same rules: a database
+that holds other tables is refused unless the checkpoints get a schema of their own
+(``--checkpoint-schema NAME``), and a role that lacks a privilege is told which.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import quote
 
-from .._redact import redact
-from ._hints import shown
-from ._lock import (
-    NO_RECORD_LOCKS,
-    postgres_held,
-    postgres_lock,
-    record_locks,
-    sqlite_held,
-    sqlite_lock,
+from ._hints import StoreRef, shown
+from ._lock import NO_RECORD_LOCKS, record_locks, sqlite_held, sqlite_lock
+from ._postgres import open_postgres
+from ._store_base import (
+    INSTALL,
+    Store,
+    StoreError,
+    new_store_hint,
+    not_a_store,
+    read_only,
+    unreadable,
 )
 
 __all__ = ["Store", "StoreError", "is_postgres", "open_store", "precheck", "shown"]
 
-#: The tables SqliteSaver and PostgresSaver make, that every store must have.
+#: The tables SqliteSaver makes, that every SQLite store must have.
 _SQLITE_TABLES = frozenset({"checkpoints", "writes"})
-_POSTGRES_TABLES = ("checkpoints", "checkpoint_writes")
-_INSTALL = "--checkpoint needs LangGraph's savers: pip install -e '.[durable]' in a clone"
-
-
-class StoreError(Exception):
-    """A STORE the command cannot use; the message says why (exit status 2)."""
 
 
 def is_postgres(spec: str) -> bool:
@@ -66,85 +65,37 @@ def _folder(path: Path) -> Path:
     return path.parent if str(path.parent) else Path(".")
 
 
-def _read_only(path: Path) -> str | None:
-    """Why SQLite cannot write the store at ``path`` (an existing file), or None."""
-    if not os.access(path, os.W_OK):
-        return "the file is read-only"
-    if not os.access(_folder(path), os.W_OK | os.X_OK):
-        # WAL mode: SQLite makes STORE-wal and STORE-shm beside the store as it writes.
-        return f"its folder {_folder(path)} is read-only (SQLite writes STORE-wal beside it)"
-    return None
-
-
-def precheck(spec: str, *, create: bool, writes: bool = True) -> str | None:
-    """What is wrong with ``spec`` that a look at the disk shows, or None (no imports).
+def precheck(ref: StoreRef, *, create: bool, writes: bool = True) -> str | None:
+    """What is wrong with ``ref`` that a look at the disk shows, or None (no imports).
 
     ``create``: a missing file may be made (``run``); ``writes``: the command writes
     checkpoints for sure (``run``; ``resume`` asks :meth:`Store.writable` once it knows).
     """
+    spec = ref.spec
     if not spec.strip():
         return "--checkpoint needs a SQLite file path or a postgresql:// URL"
     if is_postgres(spec):
         return None
+    if ref.schema is not None:
+        return "--checkpoint-schema is for a postgresql:// store; a SQLite file has no schemas"
     path = Path(spec)
     if path.is_dir():
         return f"--checkpoint {spec} is a folder; give a SQLite file (e.g. {path / 'agent.db'})"
     if create and not record_locks():
         return f"--checkpoint {spec}: {NO_RECORD_LOCKS}"
     if path.exists():
-        problem = _read_only(path) if writes else None
+        if (denied := unreadable(path)) is not None:
+            return f"cannot read the checkpoint store {spec}: {denied}"
+        problem = read_only(path) if writes else None
         return None if problem is None else f"cannot write checkpoints to {spec}: {problem}"
     if not create:
-        return f"no checkpoint store at {spec} (lcel-agent run TASK --checkpoint {spec} makes one)"
+        return f"no checkpoint store at {spec} ({new_store_hint(ref)})"
     parent = _folder(path)
     if not parent.is_dir():
         return f"--checkpoint {spec}: the folder {parent} does not exist"
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"cannot make the checkpoint store {spec}: its folder {parent} is read-only"
     return None
-
-
-@dataclass
-class Store:
-    """An opened store: its saver, its threads, and the lock of a thread."""
-
-    spec: str
-    """As the user gave it (the commands this one prints repeat it)."""
-    kind: Literal["sqlite", "postgres"]
-    saver: Any
-    """The LangGraph saver: ``create_agent(..., checkpointer=store.saver)``."""
-    _lock: Callable[[str], AbstractContextManager[None]]
-    _query: Callable[[str], list[Any]]
-    _held: Callable[[str], bool | None]
-
-    def lock(self, thread_id: str) -> AbstractContextManager[None]:
-        """Hold ``thread_id`` for this process (ThreadBusyError if another holds it)."""
-        return self._lock(thread_id)
-
-    def writable(self) -> None:
-        """StoreError unless this process can write checkpoints here (``resume`` asks once
-        it knows the run goes on: a finished run's result is read from a read-only store)."""
-        if self.kind != "sqlite":
-            return
-        problem = _read_only(Path(self.spec))
-        if problem is not None:
-            raise StoreError(f"cannot write checkpoints to {self.spec}: {problem}")
-        if not record_locks():
-            raise StoreError(f"--checkpoint {self.spec}: {NO_RECORD_LOCKS}")
-
-    def held(self, thread_id: str) -> bool | None:
-        """Whether a process holds ``thread_id`` now, asked without taking it (None: this
-        system cannot tell without taking it)."""
-        return self._held(thread_id)
-
-    def thread_ids(self) -> list[str]:
-        """The threads that hold a run's checkpoints (the root namespace only)."""
-        rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''")
-        return sorted(str(row[0]) for row in rows)
-
-
-def _not_a_store(spec: str, why: str) -> StoreError:
-    return StoreError(f"{shown(spec)} is not a checkpoint store ({why}); nothing was changed")
 
 
 def _sqlite_error(spec: str, exc: sqlite3.Error) -> StoreError:
@@ -157,7 +108,7 @@ def _sqlite_error(spec: str, exc: sqlite3.Error) -> StoreError:
     if name.startswith(("SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
         return StoreError(f"cannot open the checkpoint store {spec}: {exc}")
     if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")):
-        return _not_a_store(spec, f"not a SQLite database: {exc}")
+        return not_a_store(spec, f"not a SQLite database: {exc}")
     return StoreError(f"cannot use the checkpoint store {spec}: {exc}")
 
 
@@ -165,7 +116,7 @@ def _sqlite_uri(path: str, create: bool | None) -> str:
     """How to open the file: ``rwc`` makes it (``run``, none there), ``rw`` never does;
     ``threads`` (``create=None``) opens a store it cannot write read-only, and immutable
     when no ``-wal`` file is beside it (see the module docstring)."""
-    if create is None and _read_only(Path(path)) is not None:
+    if create is None and read_only(Path(path)) is not None:
         wal = Path(f"{path}-wal")
         immutable = not wal.exists() or wal.stat().st_size == 0
         return f"file:{quote(path)}?mode=ro" + ("&immutable=1" if immutable else "")
@@ -174,12 +125,15 @@ def _sqlite_uri(path: str, create: bool | None) -> str:
 
 
 @contextmanager
-def _sqlite(spec: str, create: bool | None) -> Iterator[Store]:
+def _sqlite(ref: StoreRef, create: bool | None) -> Iterator[Store]:
     try:
         from langgraph.checkpoint.sqlite import SqliteSaver
     except ImportError:
-        raise StoreError(_INSTALL) from None
+        raise StoreError(INSTALL) from None
+    spec = ref.spec
     path = os.path.abspath(spec)
+    if (denied := unreadable(Path(path))) is not None and os.path.exists(path):
+        raise StoreError(f"cannot read the checkpoint store {spec}: {denied}")
     uri = _sqlite_uri(path, create)
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
@@ -191,9 +145,12 @@ def _sqlite(spec: str, create: bool | None) -> Iterator[Store]:
             tables = {str(row[0]) for row in found}
         except sqlite3.Error as exc:
             raise _sqlite_error(spec, exc) from None
-        if not tables >= _SQLITE_TABLES and (tables or not create):
-            why = "an empty database" if not tables else f"its tables are {sorted(tables)}"
-            raise _not_a_store(spec, why)
+        if not tables and not create:
+            # What `run` makes a store of (a new file, an empty one) is no store yet.
+            raise StoreError(f"no checkpoint store in {spec} yet (an empty database): "
+                             f"{new_store_hint(ref)}")  # fmt: skip
+        if not tables >= _SQLITE_TABLES and tables:
+            raise not_a_store(spec, f"its tables are {sorted(tables)}")
         saver = SqliteSaver(conn)
         if "mode=ro" in uri:
             saver.is_setup = True  # the tables are there; setting up would write
@@ -210,55 +167,18 @@ def _sqlite(spec: str, create: bool | None) -> Iterator[Store]:
         def held(thread: str) -> bool | None:
             return sqlite_held(path, thread)
 
-        yield Store(spec, "sqlite", saver, lambda thread: sqlite_lock(path, thread), query, held)
+        yield Store(ref, "sqlite", saver, lambda thread: sqlite_lock(path, thread), query, held)
     finally:
         conn.close()
 
 
-@contextmanager
-def _postgres(spec: str, create: bool | None) -> Iterator[Store]:
-    try:
-        import psycopg
-        from langgraph.checkpoint.postgres import PostgresSaver
-        from psycopg.rows import dict_row
-    except ImportError:
-        raise StoreError(_INSTALL) from None
-    where = shown(spec)
-
-    def connect() -> Any:
-        # The options PostgresSaver.from_conn_string uses.
-        return psycopg.Connection.connect(
-            spec, autocommit=True, prepare_threshold=0, row_factory=dict_row, connect_timeout=10
-        )
-
-    try:
-        conn = connect()
-    except psycopg.Error as exc:
-        detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc))
-        raise StoreError(f"cannot reach the PostgreSQL store {where}: {detail}") from None
-    try:
-        checks = ", ".join(f"to_regclass('{t}') IS NOT NULL AS {t}" for t in _POSTGRES_TABLES)
-        found = conn.execute(f"SELECT {checks}").fetchone() or {}
-        if not create and not all(found.get(t) for t in _POSTGRES_TABLES):
-            raise _not_a_store(spec, "no LangGraph checkpoint tables in that database")
-        saver = PostgresSaver(conn)
-        saver.setup()  # makes the tables in a new database; migrates an older store
-
-        def query(sql: str) -> list[Any]:
-            return [tuple(row.values()) for row in conn.execute(sql)]
-
-        def lock(thread: str) -> AbstractContextManager[None]:
-            return postgres_lock(connect, thread)
-
-        yield Store(spec, "postgres", saver, lock, query, lambda t: postgres_held(conn, t))
-    finally:
-        conn.close()
-
-
-def open_store(spec: str, *, create: bool | None) -> AbstractContextManager[Store]:
-    """Open the store ``spec`` (StoreError if it cannot be used; see the module docstring).
+def open_store(ref: StoreRef | str, *, create: bool | None) -> AbstractContextManager[Store]:
+    """Open the store ``ref`` (StoreError if it cannot be used; see the module docstring).
 
     ``create``: True for ``run`` (a missing file is made), False for ``resume``, None for
     ``threads`` (only reads).
     """
-    return _postgres(spec, create) if is_postgres(spec) else _sqlite(spec, create)
+    ref = StoreRef(ref) if isinstance(ref, str) else ref
+    if is_postgres(ref.spec):
+        return open_postgres(ref, create)
+    return _sqlite(ref, create)

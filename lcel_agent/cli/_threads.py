@@ -29,9 +29,10 @@ from typing import Any
 from .._redact import redact
 from ..durable import ThreadSummary, summarize_thread
 from ..errors import CheckpointError
-from ._display import one_line, pad
-from ._drive import say
-from ._hints import shown
+from ._agent import hush_window_log
+from ._display import display_width, one_line, pad
+from ._drive import refuse, say
+from ._hints import StoreRef
 from ._status import EXIT_USAGE
 from ._store import Store, StoreError, open_store
 
@@ -67,7 +68,8 @@ def _when(iso: str) -> str:
 
 
 def _table(rows: list[dict[str, Any]]) -> list[str]:
-    width = min(ID_WIDTH, max(12, *(len(row["thread_id"]) for row in rows)))
+    # Terminal columns, not characters: a CJK character takes two.
+    width = min(ID_WIDTH, max(12, *(display_width(row["thread_id"]) for row in rows)))
     states = [
         row["state"]
         + (f" ({row['stop_reason']})" if row["state"] in ("finished", "failed") else "")
@@ -77,7 +79,7 @@ def _table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [f"{'thread':<{width}}  {'state':<{state_width}} {'loops':>5}  {'updated':<23}  task"]
     for row, state in zip(rows, states, strict=True):
         thread = row["thread_id"]
-        if len(thread) > width:
+        if display_width(thread) > width:
             lines.append(thread)
             thread = ""
         lines.append(
@@ -90,8 +92,10 @@ def _table(rows: list[dict[str, Any]]) -> list[str]:
 def threads_command(args: argparse.Namespace) -> int:
     """List the runs of ``--checkpoint STORE``; exit 0, or 2 for a store that cannot be used."""
     rows: list[dict[str, Any]] = []
+    hush_window_log()  # a long task's warning was said when its run started
+    ref = StoreRef.of(args)
     try:
-        with open_store(args.checkpoint, create=None) as store:
+        with open_store(ref, create=None) as store:
             summaries: list[ThreadSummary] = []
             for thread in store.thread_ids():
                 try:
@@ -104,12 +108,12 @@ def threads_command(args: argparse.Namespace) -> int:
             newest = sorted(summaries, key=lambda s: s.updated_at, reverse=True)
             rows = [_row(s, store) for s in newest]
     except StoreError as exc:
-        say(str(exc))
+        refuse("threads", str(exc))
         return EXIT_USAGE
     if args.json:
         print(redact(json.dumps(rows, ensure_ascii=False, indent=2)), flush=True)
     elif not rows:
-        print(f"no runs in {shown(args.checkpoint)}", flush=True)
+        print(f"no runs in {ref}", flush=True)
     else:
         print(redact("\n".join(_table(rows))), flush=True)
     return 0

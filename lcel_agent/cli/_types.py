@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "positive_int",
     "rate",
     "scale",
+    "schema_name",
     "temperature",
     "thread_id",
 ]
@@ -92,6 +94,17 @@ def base_url(text: str) -> str:
             f"expected an http:// or https:// URL such as http://127.0.0.1:8080/v1, got {text!r}"
         )
     return url
+
+
+def schema_name(text: str) -> str:
+    """``--checkpoint-schema NAME``: a PostgreSQL schema's plain name (lower case, so it
+    means the same quoted or not)."""
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", text):
+        raise argparse.ArgumentTypeError(
+            "expected a schema name: a lower-case letter or _, then up to 62 lower-case "
+            f"letters, digits or _, got {text!r}"
+        )
+    return text
 
 
 #: The rule of a thread id, as the help and the errors say it.

@@ -13,7 +13,9 @@ next), ``paused`` (decided, and calls wait for a person), ``finished`` (the run
 ended; a new input on the thread continues the conversation). Each tool call that
 finishes after a ``decided`` or ``paused`` checkpoint is a *write* on it (LangGraph's
 ``put_writes``, task id = the call id), and so is each approval decision: a
-restarted run recalls them instead of running or asking again.
+restarted run recalls them instead of running or asking again. Each loop's model
+request is a write too, made before it is sent: one on the latest checkpoint is a
+request the run lost to an interruption, which its usage counts.
 
 Reading checks everything before anything runs: the format, the agent's tool
 names and protocol, every field's type. A checkpoint that fails any check is a
@@ -42,6 +44,7 @@ __all__ = [
     "CHANNEL",
     "DECISION_WRITE",
     "FORMAT",
+    "REQUEST_WRITE",
     "Dumps",
     "Identity",
     "Phase",
@@ -56,6 +59,10 @@ CHANNEL = "lcel_agent"
 CALL_WRITE = "lcel_agent:call"
 #: The channel of an approval decision's write (its value: ``{"id", "answer"}``).
 DECISION_WRITE = "lcel_agent:decision"
+#: The channel of a model request's write, made as the request goes out (its value:
+#: ``{"loop": n}``). One left on a thread's latest checkpoint is a request whose reply
+#: was never checkpointed: the provider saw it, the run lost it.
+REQUEST_WRITE = "lcel_agent:request"
 #: The snapshot format this version writes and reads.
 FORMAT = 1
 

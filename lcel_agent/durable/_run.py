@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .. import texts
 from .._redact import redact
 from ..conversation import RunInput
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, ErrorClass
 from ..rules.limits import Limits
 from ..stages import with_call_id
 from ..state import Action, AgentState, Observation, StopReason
@@ -38,6 +40,7 @@ from ._codec import dump
 from ._record import (
     CALL_WRITE,
     DECISION_WRITE,
+    REQUEST_WRITE,
     Dumps,
     Identity,
     Phase,
@@ -74,6 +77,18 @@ def approval_request(thread: Thread, actions: Sequence[Action]) -> dict[str, Any
     calls = [{"id": a.call_id, "tool": a.tool, "input": a.tool_input} for a in actions]
     shown = json.loads(redact(json.dumps(calls, ensure_ascii=False, default=str)))
     return {"lcel_agent": "approval", "thread_id": thread.thread_id, "calls": shown}
+
+
+def _refusal(action: Action, answer: bool | str) -> Observation:
+    """What the model reads for a call a person refused (as the dispatcher words it)."""
+    if answer is False:
+        text = texts.NOT_APPROVED.format(name=action.tool)
+    else:
+        text = str(answer)
+        text = text if text.lstrip().startswith("ERROR:") else f"ERROR: {text}"
+    return Observation(
+        action, redact(text), False, ErrorClass.REFUSED, tool=action.tool, attempts=0
+    )
 
 
 def _decided(state: AgentState) -> AgentState | None:
@@ -151,7 +166,14 @@ class DurableRun:
 
     # --- the journal (CallJournal) ----------------------------------------------------
     def recalled(self, action: Action) -> Observation | None:
-        return self.finished_calls.get(action.call_id or "")
+        """A finished call's observation, or a refused call's refusal: the dispatcher
+        recalls both whether or not the agent has an approver (an agent resumed without
+        one asks its journal nothing else), so a decision once made holds."""
+        found = self.finished_calls.get(action.call_id or "")
+        answer = self.decisions.get(action.call_id or "")
+        if found is None and answer is not None and answer is not True:
+            return _refusal(action, answer)
+        return found
 
     def decision(self, action: Action) -> bool | str | None:
         return self.decisions.get(action.call_id or "")
@@ -170,6 +192,25 @@ class DurableRun:
         task, value = self._decision_write(action, answer)
         if self.parent is not None:
             await self.saver.awrite(self.thread, self.parent, task, DECISION_WRITE, value)
+
+    def _request(self, loop: int) -> tuple[str, dict[str, Any]] | None:
+        if self.parent is None:
+            return None
+        # A task id of its own: a second request of the same loop (after a second
+        # interruption) is a second write, not the first one replaced.
+        return f"request:{uuid.uuid4().hex}", {"loop": loop}
+
+    def requested(self, loop: int) -> None:
+        """Loop ``loop``'s model request goes out now (see ``REQUEST_WRITE``)."""
+        if (write := self._request(loop)) is not None:
+            assert self.parent is not None
+            self.saver.write(self.thread, self.parent, write[0], REQUEST_WRITE, write[1])
+
+    async def arequested(self, loop: int) -> None:
+        """Async twin of :meth:`requested`."""
+        if (write := self._request(loop)) is not None:
+            assert self.parent is not None
+            await self.saver.awrite(self.thread, self.parent, write[0], REQUEST_WRITE, write[1])
 
     def finished(self, observation: Observation) -> None:
         if self.parent is not None and observation.action.call_id:

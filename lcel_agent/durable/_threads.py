@@ -12,7 +12,8 @@
   ``None``, ``Command(resume=...)``, or its own input again); a run that *failed* (it
   stopped with ``llm_error``: the model API failed after its retries) resumes with input
   ``None`` from the checkpoint before the failure, so the failed model call is asked
-  again and nothing else is; anything else is a
+  again and nothing else is; a run that stopped at its ``max_loops`` goes on with input
+  ``None`` and a higher ``max_loops`` in the config; anything else is a
   :class:`~lcel_agent.errors.CheckpointError` raised before any model call.
 
 It yields the :class:`~lcel_agent.durable.Trip` the loop's drivers use.
@@ -34,9 +35,9 @@ from ..conversation import RunInput, read_input
 from ..errors import CheckpointError, ConfigurationError
 from ..memory import SlidingWindowMemory
 from ..rules.limits import Limits, run_limits
-from ..state import Action
+from ..state import Action, StopReason, Usage
 from ._codec import dump
-from ._record import Identity, Phase, Snapshot, read_snapshot
+from ._record import REQUEST_WRITE, Identity, Phase, Snapshot, read_snapshot
 from ._run import DurableRun
 from ._saver import Saver, Thread, Tip
 from ._trip import NO_INPUT, ResultFn, StartFn, Trip, resume_value
@@ -71,14 +72,31 @@ def _unfinished(thread: Thread, found: Snapshot, value: Any, run: RunInput | Non
         )
 
 
+def _lost(tip: Tip | None, *, failed: bool, window: SlidingWindowMemory) -> Usage:
+    """The model requests the run lost to interruptions: those written down on the
+    checkpoint it resumes from (``REQUEST_WRITE``), whose replies never made a checkpoint.
+    Their prompts were about the window's size; a failed run's own failed request is not
+    one of them."""
+    sent = 0 if tip is None else sum(1 for _task, ch, _v in tip.writes if ch == REQUEST_WRITE)
+    lost = max(0, sent - 1) if failed else sent
+    if not lost:
+        return Usage()
+    return Usage(input_tokens=lost * window.token_count, estimated=True, interrupted=lost)
+
+
 def _nothing_to_resume(thread: Thread, found: Snapshot | None) -> CheckpointError:
     if found is None:
         return CheckpointError(thread.thread_id, "it has no run to resume")
     stop = found.state.stop.value if found.state.stop is not None else "none"
+    more = (
+        " (or a higher max_loops in the config: the run goes on)"
+        if found.state.stop is StopReason.MAX_LOOPS
+        else ""
+    )
     return CheckpointError(
         thread.thread_id,
         f"its last run finished (stop_reason {stop!r}), so there is nothing to resume; "
-        "give a new input to continue the conversation",
+        f"give a new input to continue the conversation{more}",
     )
 
 
@@ -144,6 +162,8 @@ class Journey:
         assert thread is not None and threads.saver is not None
         found = None if tip is None else threads.snapshot(thread, tip)
         asked, identity = self._asked, threads.identity
+        going_on = None if found is None or asked is not None else self._going_on(found)
+        found = going_on or found
         if found is None or found.phase is Phase.FINISHED:
             if asked is None:
                 raise _nothing_to_resume(thread, found)
@@ -157,18 +177,31 @@ class Journey:
         durable = DurableRun(threads.saver, thread, identity, found.run, limits, tip)
         if latest is not None:  # the next checkpoint's version comes after the failure's
             durable.version = latest.version
-        durable.phase = found.phase
+        # A run that goes on past its bound starts with a checkpoint, as a new run does.
+        durable.phase = None if going_on else found.phase
         state, first = found.state, 0
         if found.phase is not Phase.LOOP:
             state, first = durable.resume(found), threads.resume_at
         deadline = None if limits.time_budget is None else state.started + limits.time_budget
-        state = dataclasses.replace(state, deadline=deadline)
+        usage = state.usage + _lost(tip, failed=latest is not None, window=state.memory)
+        state = dataclasses.replace(state, deadline=deadline, usage=usage)
         trip = Trip(found.run, limits, state, self.config, durable=durable, first=first,
                     resume_at=threads.resume_at)  # fmt: skip
         decisions = resume_value(self.value)
         if found.phase is not Phase.PAUSED or decisions is NO_INPUT:
             return trip, []
         return trip, durable.decisions_for(decisions, durable.waiting(found))
+
+    def _going_on(self, found: Snapshot) -> Snapshot | None:
+        """A run that stopped at its ``max_loops`` and is resumed with a higher one: the
+        snapshot it goes on from (between two loops, as if the bound had not stopped it),
+        else None."""
+        if found.phase is not Phase.FINISHED or found.state.stop is not StopReason.MAX_LOOPS:
+            return None
+        if self._limits(found.limits).max_loops <= found.state.loops:
+            return None
+        state = dataclasses.replace(found.state, stop=None, error=None, final_only=False)
+        return dataclasses.replace(found, phase=Phase.LOOP, state=state)
 
     @contextmanager
     def open(self, start: StartFn) -> Iterator[Trip]:

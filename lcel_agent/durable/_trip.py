@@ -3,8 +3,9 @@
 The loop's drivers see a run through its :class:`Trip`: the starting state, the
 limits, the config the stages get (with the run's journal in it), and three
 thin hooks: ``gate`` (the rest of a resumed loop is not gated again), ``step``
-(one loop, then its checkpoint; an approval that pauses) and ``finish`` (the
-last checkpoint). Sync and async differ only in ``await``.
+(the model request written down as it goes out, one loop, then its checkpoint; an
+approval that pauses) and ``finish`` (the last checkpoint). Sync and async differ
+only in ``await``.
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ class Trip:
     def step(self, state: AgentState, run_loop: RunLoop) -> AgentState:
         """One loop (the rest of a resumed one first), then its checkpoint."""
         first, self._first = self._first, 0
+        if self.durable is not None and not first:  # the loop starts with its model call
+            self.durable.requested(state.loops + 1)
         try:
             state = run_loop(state, first)
         except ApprovalPending as waiting:
@@ -112,6 +115,8 @@ class Trip:
     async def astep(self, state: AgentState, run_loop: ARunLoop) -> AgentState:
         """Async twin of :meth:`step`."""
         first, self._first = self._first, 0
+        if self.durable is not None and not first:
+            await self.durable.arequested(state.loops + 1)
         try:
             state = await run_loop(state, first)
         except ApprovalPending as waiting:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from langchain_core.messages import BaseMessage
 
+from ..rules.limits import Limits
 from ..state import Action, AgentResult, AgentState, StepRecord, StopReason
 from ._record import Phase, Snapshot
 from ._saver import Thread, Tip
@@ -44,6 +45,8 @@ class ThreadState:
     result: AgentResult | None
     """``finished`` or ``failed``: the run's result (as ``invoke`` returned it, in the task
     form)."""
+    limits: Limits = field(default_factory=Limits)
+    """The run's limits, as its checkpoint keeps them (a resume's config may change them)."""
 
 
 def failed(found: Snapshot) -> bool:
@@ -85,4 +88,5 @@ def thread_state(
         pending=pending,
         messages=tuple(state.memory.messages),
         result=result_of(state) if found.phase is Phase.FINISHED else None,
+        limits=found.limits,
     )

@@ -82,8 +82,17 @@ def task_for(text: str) -> WeatherSearchTask:
 
 
 def _task_text(messages: list[dict[str, Any]]) -> str:
-    first = next((m for m in messages if m.get("role") == "user"), None)
-    return text_of(first.get("content")) if first is not None else ""
+    """The question the conversation asks now: on a thread that goes on with a new
+    question, the earlier ones come first, so the last user message that reads as a task
+    (not an observation or an error the agent sent back), else the first one."""
+    texts = [text_of(m.get("content")) for m in messages if m.get("role") == "user"]
+    asked = [
+        text
+        for text in texts
+        if not text.lstrip().startswith(("Observation", "ERROR"))
+        and ((task := task_for(text)).cities or task.query)
+    ]
+    return asked[-1] if asked else (texts[0] if texts else "")
 
 
 class TaskReadingModel:

@@ -79,16 +79,20 @@ def test_the_command_runs_every_task_and_prints_the_summary(
     }  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
+)
 def test_ctrl_c_exits_130_with_the_finished_runs_written_and_the_same_command_resumes(
-    env: dict[str, str], tmp_path: Path
+    env: dict[str, str], tmp_path: Path, signum: int, status: int
 ) -> None:
+    # SIGTERM (timeout, docker stop) stops a job as Ctrl-C does, with 143 (issue 43, point 4).
     tasks, out = write_tasks(tmp_path / "tasks.jsonl", 20), tmp_path / "results.jsonl"
     args = (str(tasks), "--out", str(out), "--max-in-flight", "2", "--no-progress")
     run = batch(*args, env=env)
     wait_for_lines(out, 3, lambda: run.poll() is None)
-    run.send_signal(signal.SIGINT)
+    run.send_signal(signum)
     stdout, stderr = run.communicate(timeout=60)
-    assert run.returncode == 130
+    assert run.returncode == status
     assert "INTERRUPTED" in stdout and "run the same command again to resume" in stderr
     first = ids_of(out)  # every line whole: the file parses
     assert 3 <= len(first) < 20 and len(set(first)) == len(first)

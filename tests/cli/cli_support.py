@@ -14,6 +14,16 @@ from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
+#: The installed command (the console script beside this interpreter), as users run it.
+LCEL_AGENT = Path(sys.executable).parent / "lcel-agent"
+
+
+def on_path(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with the command's folder first on ``PATH`` (an activated venv): the
+    commands it prints then start with ``lcel-agent``."""
+    return env | {"PATH": os.pathsep.join([str(LCEL_AGENT.parent), env.get("PATH", "")])}
+
+
 #: Variables of the developer's shell that would change what the command does.
 SCRUBBED = (
     "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "AMAP_KEY", "AMAP_BASE_URL",
@@ -43,15 +53,15 @@ def never_answers(messages: list[dict[str, Any]], tools: Any) -> str:
 
 
 def start_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    """``python -m lcel_agent.cli *args`` in the background, for tests that signal it.
+    """``lcel-agent *args`` in the background, for tests that signal it.
 
     Its environment is the scrubbed one plus ``env``, its output unbuffered (read
     ``process.stdout``/``stderr`` line by line); kill it in a ``finally``.
     """
-    full_env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
+    full_env = on_path({k: v for k, v in os.environ.items() if k not in SCRUBBED})
     full_env |= {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", **(env or {})}
     return subprocess.Popen(
-        [sys.executable, "-m", "lcel_agent.cli", *args],
+        [str(LCEL_AGENT), *args],
         cwd=ROOT,
         env=full_env,
         stdin=subprocess.DEVNULL,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from cli_support import ROOT, SCRUBBED
+from cli_support import ROOT, SCRUBBED, on_path
 from resume_support import TASK, Cli, result_of
 
 from lcel_agent.testing.services import FakeAmapServer, FakeBaiduServer
@@ -33,12 +33,12 @@ def run_cli() -> Callable[..., subprocess.CompletedProcess[str]]:
         python: bool = False,
         input: str | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        """``command`` replaces ``python -m lcel_agent.cli``; with ``python=True`` it is
-        the interpreter's arguments instead."""
-        full_env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
+        """``command`` replaces ``lcel-agent`` (found on ``PATH``, as in an activated
+        venv); with ``python=True`` it is the interpreter's arguments instead."""
+        full_env = on_path({k: v for k, v in os.environ.items() if k not in SCRUBBED})
         full_env |= {"COLUMNS": "200", "PYTHONIOENCODING": "utf-8", **(env or {})}
         if command is None:
-            command = [sys.executable, "-m", "lcel_agent.cli"]
+            command = ["lcel-agent"]
         elif python:
             command = [sys.executable, *command]
         return subprocess.run(

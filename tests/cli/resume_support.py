@@ -18,12 +18,11 @@ import os
 import shlex
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from cli_support import ROOT, SCRUBBED
+from cli_support import LCEL_AGENT, ROOT, SCRUBBED, on_path
 
 #: Two cities, then an answer: three model calls, two of them with a tool call.
 TASK = "查询北京和上海今天的天气"
@@ -67,12 +66,15 @@ services.FakeAmapServer._answer = _weather
 # LCEL_TEST_SIGINT: Ctrl-C at a moment after the run's result is stored: "stored" (right
 # after the last checkpoint is written), "printed" (after the result is printed, while
 # the report and notes are written) or "exit" (while the interpreter exits).
+# LCEL_TEST_SIGNAL names another signal to send then (SIGTERM, SIGHUP).
 _sigint = os.environ.get("LCEL_TEST_SIGINT")
 if _sigint:
     import atexit, signal
 
+    _signal = getattr(signal, os.environ.get("LCEL_TEST_SIGNAL", "SIGINT"))
+
     def _interrupt():
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), _signal)
 
     if _sigint == "stored":
         from lcel_agent.durable import _run
@@ -110,7 +112,7 @@ class Cli:
         hook.mkdir()
         (hook / "sitecustomize.py").write_text(_HOOK, encoding="utf-8")
         path = os.pathsep.join(p for p in (str(hook), os.environ.get("PYTHONPATH")) if p)
-        self.env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
+        self.env = on_path({k: v for k, v in os.environ.items() if k not in SCRUBBED})
         self.env |= {"PYTHONPATH": path, "LCEL_TEST_LOG": str(self.log), "COLUMNS": "200",
                      "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"}  # fmt: skip
 
@@ -127,7 +129,7 @@ class Cli:
         """``lcel-agent ARGS``, to its end (``env``: more variables; ``prefix``: a command
         that runs it, such as ``setpriv ...``)."""
         return subprocess.run(
-            [*prefix, sys.executable, "-m", "lcel_agent.cli", *args],
+            [*prefix, str(LCEL_AGENT), *args],
             cwd=ROOT, env=self._env(hang, env), capture_output=True, text=True,
             encoding="utf-8", timeout=120, check=False, stdin=subprocess.DEVNULL,
         )  # fmt: skip
@@ -138,7 +140,7 @@ class Cli:
         """``lcel-agent ARGS`` in the background (kill it in a ``finally``)."""
         (self.log / "hang").unlink(missing_ok=True)
         return subprocess.Popen(
-            [sys.executable, "-m", "lcel_agent.cli", *args],
+            [str(LCEL_AGENT), *args],
             cwd=ROOT, env=self._env(hang, env), stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
         )  # fmt: skip

@@ -5,8 +5,8 @@
 log shows no call, and no key is in the environment); a decision about a thread where
 nothing waits is refused in those words, key or not. ``--approve CALL`` approves the
 call the hint named and is refused once another waits; ``--no-pause`` approves the rest
-of the run; ``--max-loops`` raises the bound of the run it continues. SQLite and
-PostgreSQL.
+of the run; ``--max-loops`` raises the bound of the run it continues (no lower than the
+calls made). SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -98,6 +98,7 @@ def test_max_loops_on_resume_raises_the_bound_of_the_run(cli, store, loops_witho
     assert raised.returncode == 0, raised.stderr
     assert result_of(raised)["loops"] == loops_without_a_checkpoint
     low = cli.run("resume", "m1", "--checkpoint", store, "--max-loops", "1")
-    assert low.returncode == 2 and "nothing in it goes on" in low.stderr  # m1 finished
+    # m1 finished at its bound: only a higher one lets it go on (issue 43, point 5).
+    assert low.returncode == 2 and "stopped at its bound after 2 model calls" in low.stderr
     rows = json.loads(cli.run("threads", "--checkpoint", store, "--json").stdout)
     assert {r["thread_id"]: r["stop_reason"] for r in rows} == {"m1": "max_loops", "m2": "final"}

@@ -112,3 +112,18 @@ def test_other_bad_stores_are_one_true_line_for_every_command(cli, tmp_path, kin
             missing = "does not exist" if argv[0] == "run" else "no checkpoint store at"
             assert missing in done.stderr, (argv, done.stderr)
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing left behind
+
+
+def test_a_store_no_one_may_read_is_called_so_not_read_only(cli, stores):
+    folder, store = stores
+    before = sorted(p.name for p in folder.iterdir())
+    store.chmod(0o000)  # issue 43, point 8: it was called "read-only"
+    try:
+        for argv in (["run", "--simulate", TASK], ["resume", "waits", "--approve"],
+                     ["resume", "done"], ["threads"]):  # fmt: skip
+            done = cli.run(*argv, "--checkpoint", str(store), prefix=AS_A_USER)
+            _refused(done, f"cannot read the checkpoint store {store}: no permission to read")
+            assert "read-only" not in done.stderr
+    finally:
+        store.chmod(0o644)
+    assert sorted(p.name for p in folder.iterdir()) == before

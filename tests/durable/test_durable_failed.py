@@ -66,6 +66,7 @@ def test_a_failed_run_reads_failed_and_resumes_asking_only_the_failed_call(run, 
     assert done.stop_reason is StopReason.FINAL and done.output == SCRIPT[-1]
     # The failed call was asked again (one more successful call than before), nothing else.
     assert world.model_calls == 3 == done.loops == len(done.steps)
+    assert done.usage.interrupted == 0  # it failed: no reply was lost to an interruption
     assert Counter(world.finished) == Counter(tool_calls_of(SCRIPT))
     after = _agent(storage(), world, None).get_state(CONFIG)
     assert after is not None and after.status == "finished"
