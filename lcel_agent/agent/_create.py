@@ -274,7 +274,7 @@ def create_agent(
             return_direct=[t.name for t in tool_list if t.return_direct],
             checks=checks,
             tools=names,
-            json_protocol=not tool_calling,
+            protocol=protocol,
         ),
         "trim_memory": TrimMemory(),
         "answer": WriteAnswer(
@@ -312,7 +312,7 @@ def create_agent(
         limits=limits_of_run,
         response_format=fmt,
         raise_on_failure=bool(raise_on_failure),
-        native_tools=tool_calling,
+        protocol=protocol,
         checkpointer=checkpointer,
         tool_names=sorted(names),
         persona=system_prompt,

@@ -4,7 +4,7 @@
 async drivers, ``invoke``, ``stream`` and their twins), :mod:`._one_loop` one loop's
 stages, traced (``loop:N``) or quiet, :mod:`._tracing` the masking of what LangSmith
 traces, :mod:`.graph` ``agent.get_graph()``, and :mod:`.streaming` answer streaming (the
-tap on the model's tokens, the JSON answer reader, the pump that runs a run beside its
+listener on the model's tokens, the JSON answer reader, the pump that runs a run beside its
 reader). The door exports what the loop's users need (``from lcel_agent.loop import
 AgentLoop, AgentEvent, Limits``). The loop stands above the stages, the stage rules
 (``gate`` and ``finish`` live in :mod:`lcel_agent.rules.limits`, since the durable room

@@ -1,24 +1,27 @@
 """One loop of the agent: every stage once, in chain order, each timed into the loop's record.
 
-Two ways to run it, chosen per run by :class:`~lcel_agent.loop.AgentLoop`'s drivers:
+Two ways to run it, chosen per run by :class:`~lcel_agent.loop.AgentLoop`'s drivers
+(:func:`takes_quiet_loop`):
 
 * **traced** (:func:`traced_loop`): one run named ``loop:N`` (tagged ``loop:N``)
   with every stage as a named child run, for whoever listens: callbacks,
   tracers, ``astream_events``, LangSmith;
-* **quiet** (:func:`quiet_loop`): when nobody listens (:func:`listened` is
-  False), built-in stages are called through their pure ``run``/``arun`` and
-  no run is recorded, because a child run nobody hears changes nothing but the
-  time spent. Swapped-in Runnables are still invoked.
+* **quiet** (:func:`quiet_loop`): when nobody listens (:func:`has_listeners` is
+  False) and no answer streams, built-in stages are called through their pure
+  ``run``/``arun`` and no run is recorded, because a child run nobody hears changes
+  nothing but the time spent. Swapped-in Runnables are still invoked.
 
-Both keep the stage timings (``StepRecord.stage_ms``). The async twins differ
-only in ``await``.
+Both keep the stage timings (``StepRecord.stage_ms``, through a :class:`_StageClock`).
+The async twins differ only in ``await``. :func:`step_chain` is the same stages as one
+``RunnableSequence``, ``agent.step``, for whoever drives them by hand.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackManager
@@ -30,26 +33,30 @@ from langchain_core.runnables.config import (
     patch_config,
 )
 
+from ..errors import ConfigurationError
 from ..stages import Stage, runs_directly
 from ..state import AgentState
-from .streaming import AnswerTap
+from ._tracing import mask_traces
+from .streaming import AnswerListener
 
 __all__ = [
-    "DirectStage",
+    "QuietStage",
     "aquiet_loop",
     "atraced_loop",
-    "direct_stages",
-    "listened",
+    "has_listeners",
     "quiet_loop",
+    "quiet_stages",
+    "step_chain",
+    "takes_quiet_loop",
     "traced_loop",
 ]
 
 #: A stage by name: the Stage the quiet loop may call directly (or None), and the stage.
-DirectStage = tuple[str, Stage | None, Runnable[Any, Any]]
+QuietStage = tuple[str, Stage | None, Runnable[Any, Any]]
 Stages = Sequence[tuple[str, Runnable[Any, Any]]]
 
 
-def direct_stages(stages: Stages) -> tuple[DirectStage, ...]:
+def quiet_stages(stages: Stages) -> tuple[QuietStage, ...]:
     """Each stage with what the quiet loop calls: the Stage itself when it runs directly."""
     return tuple(
         (name, stage if isinstance(stage, Stage) and runs_directly(stage) else None, stage)
@@ -57,7 +64,7 @@ def direct_stages(stages: Stages) -> tuple[DirectStage, ...]:
     )
 
 
-def listened(manager: BaseRunManager) -> bool:
+def has_listeners(manager: BaseRunManager) -> bool:
     """Whether any callback handler hears this run.
 
     langchain-core's ``configure`` puts every listener on the run's manager: the
@@ -69,66 +76,101 @@ def listened(manager: BaseRunManager) -> bool:
     return bool(manager.handlers or manager.inheritable_handlers)
 
 
-def _timed(state: AgentState, before: int, timings: list[tuple[str, float]]) -> AgentState:
-    """Write the loop's stage timings into the record it added (if it added one): the
-    loop's own, the first; the answer stage's calls come after it."""
-    if len(state.steps) <= before:
-        return state
-    record = dataclasses.replace(state.steps[before], stage_ms=tuple(timings))
-    return dataclasses.replace(
-        state, steps=(*state.steps[:before], record, *state.steps[before + 1 :])
-    )
+def takes_quiet_loop(manager: BaseRunManager, listener: AnswerListener | None) -> bool:
+    """Whether a run takes the quiet loop: no answer stream, and no handler listening.
+
+    Every LangSmith tracer that does listen masks what it sends, from here on. The
+    children's tracers come from the inheritable list, which langchain-core 1.x may fill
+    with copies of its own.
+    """
+    mask_traces([*manager.handlers, *manager.inheritable_handlers])
+    return listener is None and not has_listeners(manager)
 
 
-def _ms_since(started: float) -> float:
-    return (time.perf_counter() - started) * 1000
+def step_chain(stages: Iterable[Runnable[Any, Any]]) -> Runnable[Any, Any]:
+    """The stages as one ``RunnableSequence`` (``agent.step``), for those who compose it."""
+    chain: Runnable[Any, Any] | None = None
+    for stage in stages:
+        chain = stage if chain is None else chain | stage
+    if chain is None:
+        raise ConfigurationError("the agent needs at least one stage")
+    return chain
+
+
+class _StageClock:
+    """Times each stage of one loop, then writes the timings into the record the loop
+    added (if it added one): the loop's own, the first; the answer stage's calls come
+    after it."""
+
+    def __init__(self, state: AgentState) -> None:
+        self._before = len(state.steps)
+        self._timings: list[tuple[str, float]] = []
+
+    @contextmanager
+    def timing(self, name: str) -> Iterator[None]:
+        """Time the stage ``name`` (a stage that raises is not timed: the loop fails)."""
+        started = time.perf_counter()
+        yield
+        self._timings.append((name, (time.perf_counter() - started) * 1000))
+
+    def timed(self, state: AgentState) -> AgentState:
+        """``state`` with the loop's record carrying the stage timings."""
+        before = self._before
+        if len(state.steps) <= before:
+            return state
+        record = dataclasses.replace(state.steps[before], stage_ms=tuple(self._timings))
+        return dataclasses.replace(
+            state, steps=(*state.steps[:before], record, *state.steps[before + 1 :])
+        )
 
 
 def _stage_config(
-    config: RunnableConfig, loop_run: Any, name: str, stage: Any, tap: AnswerTap | None
+    config: RunnableConfig, loop_run: Any, name: str, stage: Any, listener: AnswerListener | None
 ) -> RunnableConfig | None:
-    """The config for ``call_llm`` and ``answer`` when the answer streams: the tap sees
+    """The config for ``call_llm`` and ``answer`` when the answer streams: the listener sees
     their models only (the answer stage's through its writing twin, which formats a
     schema-held reply's lines as the stage does: ``stage.stream_line``)."""
-    if tap is None or name not in ("call_llm", "answer"):
+    if listener is None or name not in ("call_llm", "answer"):
         return None
     callbacks: BaseCallbackManager = loop_run.get_child()
-    handler = tap if name == "call_llm" else tap.writing(getattr(stage, "stream_line", None))
+    handler = (
+        listener if name == "call_llm" else listener.writing(getattr(stage, "stream_line", None))
+    )
     callbacks.add_handler(handler, inherit=True)
     return patch_config(config, callbacks=callbacks)
 
 
 def quiet_loop(
-    stages: Sequence[DirectStage], state: AgentState, config: RunnableConfig
+    stages: Sequence[QuietStage], state: AgentState, config: RunnableConfig
 ) -> AgentState:
     """One loop when nobody listens: no ``loop:N`` run, no run per stage, same stages."""
-    timings: list[tuple[str, float]] = []
-    before = len(state.steps)
+    clock = _StageClock(state)
     for name, direct, stage in stages:
-        started = time.perf_counter()
-        state = direct.run(state, config) if direct is not None else stage.invoke(state, config)
-        timings.append((name, _ms_since(started)))
-    return _timed(state, before, timings)
+        with clock.timing(name):
+            state = direct.run(state, config) if direct is not None else stage.invoke(state, config)
+    return clock.timed(state)
 
 
 async def aquiet_loop(
-    stages: Sequence[DirectStage], state: AgentState, config: RunnableConfig
+    stages: Sequence[QuietStage], state: AgentState, config: RunnableConfig
 ) -> AgentState:
     """Async twin of :func:`quiet_loop`."""
-    timings: list[tuple[str, float]] = []
-    before = len(state.steps)
+    clock = _StageClock(state)
     for name, direct, stage in stages:
-        started = time.perf_counter()
-        if direct is not None:
-            state = await direct.arun(state, config)
-        else:
-            state = await stage.ainvoke(state, config)
-        timings.append((name, _ms_since(started)))
-    return _timed(state, before, timings)
+        with clock.timing(name):
+            if direct is not None:
+                state = await direct.arun(state, config)
+            else:
+                state = await stage.ainvoke(state, config)
+    return clock.timed(state)
 
 
 def traced_loop(
-    stages: Stages, state: AgentState, n: int, config: RunnableConfig, tap: AnswerTap | None
+    stages: Stages,
+    state: AgentState,
+    n: int,
+    config: RunnableConfig,
+    listener: AnswerListener | None,
 ) -> AgentState:
     """Loop ``n`` as a run named ``loop:N`` with every stage a named child run."""
     # Configured like any run (not the agent run's ``get_child()``): then the handlers
@@ -138,41 +180,41 @@ def traced_loop(
     callbacks.add_tags([f"loop:{n}"], inherit=False)
     loop_run = callbacks.on_chain_start(None, state, name=f"loop:{n}")
     child = patch_config(config, callbacks=loop_run.get_child())
-    timings: list[tuple[str, float]] = []
-    before = len(state.steps)
+    clock = _StageClock(state)
     try:
         for name, stage in stages:
-            stage_config = _stage_config(config, loop_run, name, stage, tap) or child
-            started = time.perf_counter()
-            state = stage.invoke(state, stage_config)
-            timings.append((name, _ms_since(started)))
+            stage_config = _stage_config(config, loop_run, name, stage, listener) or child
+            with clock.timing(name):
+                state = stage.invoke(state, stage_config)
     except BaseException as exc:
         loop_run.on_chain_error(exc)
         raise
-    state = _timed(state, before, timings)
+    state = clock.timed(state)
     loop_run.on_chain_end(state)
     return state
 
 
 async def atraced_loop(
-    stages: Stages, state: AgentState, n: int, config: RunnableConfig, tap: AnswerTap | None
+    stages: Stages,
+    state: AgentState,
+    n: int,
+    config: RunnableConfig,
+    listener: AnswerListener | None,
 ) -> AgentState:
     """Async twin of :func:`traced_loop`."""
     callbacks = get_async_callback_manager_for_config(config)
     callbacks.add_tags([f"loop:{n}"], inherit=False)
     loop_run = await callbacks.on_chain_start(None, state, name=f"loop:{n}")
     child = patch_config(config, callbacks=loop_run.get_child())
-    timings: list[tuple[str, float]] = []
-    before = len(state.steps)
+    clock = _StageClock(state)
     try:
         for name, stage in stages:
-            stage_config = _stage_config(config, loop_run, name, stage, tap) or child
-            started = time.perf_counter()
-            state = await stage.ainvoke(state, stage_config)
-            timings.append((name, _ms_since(started)))
+            stage_config = _stage_config(config, loop_run, name, stage, listener) or child
+            with clock.timing(name):
+                state = await stage.ainvoke(state, stage_config)
     except BaseException as exc:
         await loop_run.on_chain_error(exc)
         raise
-    state = _timed(state, before, timings)
+    state = clock.timed(state)
     await loop_run.on_chain_end(state)
     return state

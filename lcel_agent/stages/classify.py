@@ -39,6 +39,7 @@ from langchain_core.runnables import RunnableConfig
 
 from .._redact import redact
 from .._shared.messages import message_text
+from .._shared.protocol import ProtocolName
 from ..errors import ErrorClass, Policy
 from ..memory import Fact
 from ..memory.compaction import ANSWER_CALL
@@ -141,7 +142,8 @@ class ClassifyError(Stage):
             its answer (``tool.return_direct``), with no further model call.
         checks: the answer checks (``answer_checks``); those that send back run here.
         tools: the agent's tool names (a plan names them; with none, words only answer).
-        json_protocol: how a notice tells the model to answer (JSON's ``final`` or words).
+        protocol: the agent's protocol: how a notice tells the model to answer (JSON's
+            ``final`` action, or words).
     """
 
     name = "classify_error"
@@ -155,14 +157,14 @@ class ClassifyError(Stage):
         return_direct: Collection[str] = (),
         checks: Sequence[AnswerCheck] = DEFAULT_CHECKS,
         tools: Collection[str] = (),
-        json_protocol: bool = True,
+        protocol: ProtocolName = "json",
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
         self.return_direct = frozenset(return_direct)
         self.checks = tuple(checks)
         self.tools = frozenset(tools)
-        self.json_protocol = json_protocol
+        self.protocol: ProtocolName = protocol
         self.max_errors = max_errors
         self.policies = {**DEFAULT_POLICIES, **(policies or {})}
         self.transcript: Transcript = transcript or JsonTranscript()
@@ -211,7 +213,7 @@ class ClassifyError(Stage):
         if by != "direct" and answer.strip():
             judged = judge_answer(
                 state, answer, self.checks, self.tools,
-                json_protocol=self.json_protocol, stage=self.name or "classify_error",
+                json_protocol=self.protocol == "json", stage=self.name or "classify_error",
             )  # fmt: skip
         if judged.notice is not None:
             back = dataclasses.replace(state, notice=judged.notice)
