@@ -44,7 +44,7 @@ from langchain_core.runnables.graph import Graph
 from .._shared.protocol import ProtocolName
 from ..calling import check_sync_run, run_config
 from ..conversation import RunInput, output_for, seed_window, task_of
-from ..durable import CHECKPOINT_STAGE, ARunLoop, Identity, RunLoop, Threads, ThreadState
+from ..durable import CHECKPOINT_STAGE, Identity, Threads, ThreadState
 from ..durable import Journey as RunStart
 from ..errors import AgentRunError
 from ..memory import SlidingWindowMemory
@@ -53,15 +53,7 @@ from ..rules.limits import limit_specs as _limit_specs
 from ..rules.structured import ResponseFormat
 from ..state import AgentResult, AgentState, StepRecord, StopReason
 from ._answer_stage import delivered, may_hold_answer
-from ._one_loop import (
-    aquiet_loop,
-    atraced_loop,
-    quiet_loop,
-    quiet_stages,
-    step_chain,
-    takes_quiet_loop,
-    traced_loop,
-)
+from ._one_loop import OneLoop, quiet_stages, step_chain, takes_quiet_loop
 from .graph import loop_graph
 from .streaming import AnswerListener, aanswer_stream, answer_stream
 from .streaming.modes import ModeView, StreamMode, check_mode, input_of_chunks
@@ -201,19 +193,10 @@ class AgentLoop(Runnable[Any, Any]):
     # --- drivers -------------------------------------------------------------------------------
     def _one_loop(
         self, quiet: bool, n: int, config: RunnableConfig, listener: AnswerListener | None
-    ) -> RunLoop:
-        """Loop ``n``, from the stage at index ``first`` (the rest of a resumed loop)."""
-        if quiet:
-            return lambda state, first: quiet_loop(self._quiet_stages[first:], state, config)
-        return lambda state, first: traced_loop(self._stages[first:], state, n, config, listener)
-
-    def _aone_loop(
-        self, quiet: bool, n: int, config: RunnableConfig, listener: AnswerListener | None
-    ) -> ARunLoop:
-        """Async twin of :meth:`_one_loop`."""
-        if quiet:
-            return lambda state, first: aquiet_loop(self._quiet_stages[first:], state, config)
-        return lambda state, first: atraced_loop(self._stages[first:], state, n, config, listener)
+    ) -> OneLoop:
+        """Loop ``n``: its ``run`` and ``arun`` step it from a stage index (the rest of a
+        resumed loop)."""
+        return OneLoop(self._stages, self._quiet_stages, quiet, n, config, listener)
 
     def _next_loop(self, state: AgentState, listener: AnswerListener | None) -> bool:
         """Ready the answer stream for the next loop; False when its reader has left.
@@ -244,7 +227,7 @@ class AgentLoop(Runnable[Any, Any]):
                 iterations += 1
                 before = len(state.steps)
                 one_loop = self._one_loop(quiet, iterations, open_run.config, listener)
-                state = open_run.step(state, one_loop)
+                state = open_run.step(state, one_loop.run)
                 yield from state.steps[before:]  # the loop's record, and the answer stage's
             result = open_run.finish(state, self._result(state))
         yield result
@@ -263,8 +246,8 @@ class AgentLoop(Runnable[Any, Any]):
                     break
                 iterations += 1
                 before = len(state.steps)
-                one_loop = self._aone_loop(quiet, iterations, open_run.config, listener)
-                state = await open_run.astep(state, one_loop)
+                one_loop = self._one_loop(quiet, iterations, open_run.config, listener)
+                state = await open_run.astep(state, one_loop.arun)
                 for step in state.steps[before:]:
                     yield step
             result = await open_run.afinish(state, self._result(state))

@@ -3,7 +3,7 @@
 Two ways to run it, chosen per run by :class:`~lcel_agent.loop.AgentLoop`'s drivers
 (:func:`takes_quiet_loop`):
 
-* **traced** (:func:`traced_loop`): one run named ``loop:N`` (tagged ``loop:N``)
+* **traced** (:class:`OneLoop`): one run named ``loop:N`` (tagged ``loop:N``)
   with every stage as a named child run, for whoever listens: callbacks,
   tracers, ``astream_events``, LangSmith;
 * **quiet** (:func:`quiet_loop`): when nobody listens (:func:`has_listeners` is
@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from langchain_core.callbacks import BaseCallbackManager
+from langchain_core.callbacks import AsyncCallbackManager, BaseCallbackManager, CallbackManager
 from langchain_core.callbacks.manager import BaseRunManager
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import (
@@ -40,20 +41,20 @@ from ._tracing import mask_traces
 from .streaming import AnswerListener
 
 __all__ = [
+    "OneLoop",
     "QuietStage",
     "aquiet_loop",
-    "atraced_loop",
     "has_listeners",
     "quiet_loop",
     "quiet_stages",
     "step_chain",
     "takes_quiet_loop",
-    "traced_loop",
 ]
 
 #: A stage by name: the Stage the quiet loop may call directly (or None), and the stage.
 QuietStage = tuple[str, Stage | None, Runnable[Any, Any]]
 Stages = Sequence[tuple[str, Runnable[Any, Any]]]
+_Manager = TypeVar("_Manager", CallbackManager, AsyncCallbackManager)
 
 
 def quiet_stages(stages: Stages) -> tuple[QuietStage, ...]:
@@ -124,22 +125,6 @@ class _StageClock:
         )
 
 
-def _stage_config(
-    config: RunnableConfig, loop_run: Any, name: str, stage: Any, listener: AnswerListener | None
-) -> RunnableConfig | None:
-    """The config for ``call_llm`` and ``answer`` when the answer streams: the listener sees
-    their models only (the answer stage's through its writing twin, which formats a
-    schema-held reply's lines as the stage does: ``stage.stream_line``)."""
-    if listener is None or name not in ("call_llm", "answer"):
-        return None
-    callbacks: BaseCallbackManager = loop_run.get_child()
-    handler = (
-        listener if name == "call_llm" else listener.writing(getattr(stage, "stream_line", None))
-    )
-    callbacks.add_handler(handler, inherit=True)
-    return patch_config(config, callbacks=callbacks)
-
-
 def quiet_loop(
     stages: Sequence[QuietStage], state: AgentState, config: RunnableConfig
 ) -> AgentState:
@@ -165,56 +150,83 @@ async def aquiet_loop(
     return clock.timed(state)
 
 
-def traced_loop(
-    stages: Stages,
-    state: AgentState,
-    n: int,
-    config: RunnableConfig,
-    listener: AnswerListener | None,
-) -> AgentState:
-    """Loop ``n`` as a run named ``loop:N`` with every stage a named child run."""
-    # Configured like any run (not the agent run's ``get_child()``): then the handlers
-    # of configure hooks that do not inherit (``collect_runs``) see the loop too. The
-    # ``loop:N`` tag is the loop run's own (filters such as include_tags find it).
-    callbacks = get_callback_manager_for_config(config)
-    callbacks.add_tags([f"loop:{n}"], inherit=False)
-    loop_run = callbacks.on_chain_start(None, state, name=f"loop:{n}")
-    child = patch_config(config, callbacks=loop_run.get_child())
-    clock = _StageClock(state)
-    try:
-        for name, stage in stages:
-            stage_config = _stage_config(config, loop_run, name, stage, listener) or child
-            with clock.timing(name):
-                state = stage.invoke(state, stage_config)
-    except BaseException as exc:
-        loop_run.on_chain_error(exc)
-        raise
-    state = clock.timed(state)
-    loop_run.on_chain_end(state)
-    return state
+@dataclass(frozen=True)
+class OneLoop:
+    """Loop ``n`` of a run as its open run steps it, from the stage at index ``first``
+    (0, or the rest of a resumed loop): quiet when ``quiet``, else traced.
 
+    :meth:`run` and :meth:`arun` are the sync and async drivers' ``RunLoop``; the traced
+    loop is one run named ``loop:N`` (tagged ``loop:N``) with every stage a named child
+    run.
+    """
 
-async def atraced_loop(
-    stages: Stages,
-    state: AgentState,
-    n: int,
-    config: RunnableConfig,
-    listener: AnswerListener | None,
-) -> AgentState:
-    """Async twin of :func:`traced_loop`."""
-    callbacks = get_async_callback_manager_for_config(config)
-    callbacks.add_tags([f"loop:{n}"], inherit=False)
-    loop_run = await callbacks.on_chain_start(None, state, name=f"loop:{n}")
-    child = patch_config(config, callbacks=loop_run.get_child())
-    clock = _StageClock(state)
-    try:
-        for name, stage in stages:
-            stage_config = _stage_config(config, loop_run, name, stage, listener) or child
-            with clock.timing(name):
-                state = await stage.ainvoke(state, stage_config)
-    except BaseException as exc:
-        await loop_run.on_chain_error(exc)
-        raise
-    state = clock.timed(state)
-    await loop_run.on_chain_end(state)
-    return state
+    stages: Stages
+    quiet_stages: Sequence[QuietStage]
+    quiet: bool
+    n: int
+    config: RunnableConfig
+    listener: AnswerListener | None
+
+    def run(self, state: AgentState, first: int) -> AgentState:
+        if self.quiet:
+            return quiet_loop(self.quiet_stages[first:], state, self.config)
+        loop_run = self._callbacks(get_callback_manager_for_config).on_chain_start(
+            None, state, name=f"loop:{self.n}"
+        )
+        clock = _StageClock(state)
+        try:
+            for name, stage, config in self._traced(loop_run, first):
+                with clock.timing(name):
+                    state = stage.invoke(state, config)
+        except BaseException as exc:
+            loop_run.on_chain_error(exc)
+            raise
+        state = clock.timed(state)
+        loop_run.on_chain_end(state)
+        return state
+
+    async def arun(self, state: AgentState, first: int) -> AgentState:
+        """Async twin of :meth:`run`."""
+        if self.quiet:
+            return await aquiet_loop(self.quiet_stages[first:], state, self.config)
+        callbacks = self._callbacks(get_async_callback_manager_for_config)
+        loop_run = await callbacks.on_chain_start(None, state, name=f"loop:{self.n}")
+        clock = _StageClock(state)
+        try:
+            for name, stage, config in self._traced(loop_run, first):
+                with clock.timing(name):
+                    state = await stage.ainvoke(state, config)
+        except BaseException as exc:
+            await loop_run.on_chain_error(exc)
+            raise
+        state = clock.timed(state)
+        await loop_run.on_chain_end(state)
+        return state
+
+    def _callbacks(self, manager_for: Callable[[RunnableConfig], _Manager]) -> _Manager:
+        """The loop run's callback manager: configured like any run (not the agent run's
+        ``get_child()``), so the handlers of configure hooks that do not inherit
+        (``collect_runs``) see the loop too. The ``loop:N`` tag is the loop run's own
+        (filters such as include_tags find it)."""
+        callbacks = manager_for(self.config)
+        callbacks.add_tags([f"loop:{self.n}"], inherit=False)
+        return callbacks
+
+    def _traced(
+        self, loop_run: Any, first: int
+    ) -> Iterator[tuple[str, Runnable[Any, Any], RunnableConfig]]:
+        """Each stage from ``first`` with its config, a child of the loop run: for
+        ``call_llm`` and ``answer`` when the answer streams, with the listener on their
+        models only (the answer stage's through its writing twin, which formats a
+        schema-held reply's lines as the stage does: ``stage.stream_line``)."""
+        child = patch_config(self.config, callbacks=loop_run.get_child())
+        for name, stage in self.stages[first:]:
+            listener = self.listener
+            if listener is None or name not in ("call_llm", "answer"):
+                yield name, stage, child
+                continue
+            callbacks: BaseCallbackManager = loop_run.get_child()
+            stream_line = getattr(stage, "stream_line", None)
+            handler = listener if name == "call_llm" else listener.writing(stream_line)
+            callbacks.add_handler(handler, inherit=True)
+            yield name, stage, patch_config(self.config, callbacks=callbacks)
