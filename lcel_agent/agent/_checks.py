@@ -34,6 +34,7 @@ from ._resolve import resolve_llm, resolve_tools
 __all__ = [
     "Arguments",
     "CallSettings",
+    "DispatchSettings",
     "check_approve",
     "check_arguments",
     "check_fallbacks",
@@ -59,6 +60,23 @@ class CallSettings(TypedDict):
     """The longest ``Retry-After`` a call waits for."""
 
 
+class DispatchSettings(TypedDict):
+    """How ``dispatch_tools`` runs the model's calls: its settings but the tools and the
+    policies (which ``classify_error`` reads too)."""
+
+    timeout: float | None
+    """Seconds one tool call may take (``tool_timeout``)."""
+    tool_call_limits: dict[str, int]
+    """Calls allowed per tool."""
+    fallback_tools: dict[str, BaseTool]
+    """The tool to call when a tool fails, by the failing tool's name."""
+    parallel: bool
+    """Several calls of one reply run at once (``parallel_tool_calls``)."""
+    max_concurrency: int
+    max_observation_chars: int
+    approve: Approve | None
+
+
 @dataclass(frozen=True)
 class Arguments:
     """``create_agent``'s arguments, every one checked, in the forms the builders use."""
@@ -69,7 +87,6 @@ class Arguments:
     """The tools (plain functions made into tools)."""
     tool_names: frozenset[str]
     protocol: ProtocolName
-    parallel_tool_calls: bool
     system_prompt: str | None
     """The user's own instructions (the persona), if any."""
     memory: SlidingWindowMemory | None
@@ -77,17 +94,11 @@ class Arguments:
     run_limits: Limits
     """The run's limits: ``max_loops``, the budgets, the reserved loop, ``max_errors``."""
     calls: CallSettings
-    tool_timeout: float | None
-    tool_limits: dict[str, int]
-    """Calls allowed per tool (``tool_call_limits``)."""
-    fallbacks: dict[str, BaseTool]
+    dispatch: DispatchSettings
     policies: dict[ErrorClass, Policy]
-    max_concurrency: int
-    max_observation_chars: int
     stages: dict[str, Runnable[Any, Any]]
     """The user's own stages by slot, each named for its slot."""
     response_format: ResponseFormat | None
-    approve: Approve | None
     answer: Answer
     answer_checks: tuple[AnswerCheck, ...]
     secrets: list[str]
@@ -113,7 +124,6 @@ def check_arguments(given: Mapping[str, Any]) -> Arguments:
         tools=tools,
         tool_names=names,
         protocol=protocol,
-        parallel_tool_calls=given["parallel_tool_calls"],
         system_prompt=_check_system_prompt(given["system_prompt"]),
         memory=_check_memory(given["memory"]),
         run_limits=Limits(
@@ -124,17 +134,10 @@ def check_arguments(given: Mapping[str, Any]) -> Arguments:
             max_errors=positive_int("max_errors", given["max_errors"]),
         ),
         calls=_call_settings(given, policies),
-        tool_timeout=seconds("tool_timeout", given["tool_timeout"]),
-        tool_limits=check_tool_limits(given["tool_call_limits"], names),
-        fallbacks=check_fallbacks(given["fallback_tools"], names),
+        dispatch=_dispatch_settings(given, names),
         policies=policies,
-        max_concurrency=positive_int("max_concurrency", given["max_concurrency"]),
-        max_observation_chars=positive_int(
-            "max_observation_chars", given["max_observation_chars"], minimum=100
-        ),
         stages=check_stages(given["stages"]),
         response_format=check_format(given["response_format"], tools),
-        approve=check_approve(given["approve"]),
         answer=Answer.of(given["answer"]),
         answer_checks=checks_of(given["answer_checks"]),
         secrets=check_secrets(given["secrets"]),
@@ -152,6 +155,20 @@ def _call_settings(given: Mapping[str, Any], policies: Mapping[ErrorClass, Polic
         retries=1 if policies[ErrorClass.LLM_TRANSIENT] is Policy.STOP else retries,
         backoff=_check_backoff(given["llm_backoff"]),
         max_retry_after=max_retry_after or 0.0,
+    )
+
+
+def _dispatch_settings(given: Mapping[str, Any], names: frozenset[str]) -> DispatchSettings:
+    return DispatchSettings(
+        timeout=seconds("tool_timeout", given["tool_timeout"]),
+        tool_call_limits=check_tool_limits(given["tool_call_limits"], names),
+        fallback_tools=check_fallbacks(given["fallback_tools"], names),
+        parallel=given["parallel_tool_calls"],
+        max_concurrency=positive_int("max_concurrency", given["max_concurrency"]),
+        max_observation_chars=positive_int(
+            "max_observation_chars", given["max_observation_chars"], minimum=100
+        ),
+        approve=check_approve(given["approve"]),
     )
 
 

@@ -113,7 +113,8 @@ def create_agent(
             tools, duplicate tool names, an unknown stage name, ...).
     """
     arguments = check_arguments(locals())  # every argument, before anything is built
-    found = secrets_in(arguments.llm, arguments.tools, list(arguments.fallbacks.values()))
+    fallbacks = list(arguments.dispatch["fallback_tools"].values())
+    found = secrets_in(arguments.llm, arguments.tools, fallbacks)
     register_secrets([*found, *arguments.secrets])
     models = build_models(arguments)
     built = {

@@ -93,7 +93,8 @@ def build_models(arguments: Arguments) -> Models:
         model = model.with_config(tags=["nostream"])
     # No tools, nothing to bind (some providers refuse an empty tool list).
     binds = arguments.protocol == "tool_calling" and arguments.tools
-    acting = _bind_tools(model, arguments.tools, arguments.parallel_tool_calls) if binds else model
+    parallel = arguments.dispatch["parallel"]
+    acting = _bind_tools(model, arguments.tools, parallel) if binds else model
     return Models(acting=acting, final=model, writer=writer)
 
 
@@ -136,17 +137,7 @@ def parse_action(arguments: Arguments) -> ParseAction | ParseToolCalls:
 
 
 def dispatch_tools(arguments: Arguments) -> DispatchTools:
-    return DispatchTools(
-        arguments.tools,
-        timeout=arguments.tool_timeout,
-        tool_call_limits=arguments.tool_limits,
-        fallback_tools=arguments.fallbacks,
-        policies=arguments.policies,
-        parallel=arguments.parallel_tool_calls,
-        max_concurrency=arguments.max_concurrency,
-        max_observation_chars=arguments.max_observation_chars,
-        approve=arguments.approve,
-    )
+    return DispatchTools(arguments.tools, policies=arguments.policies, **arguments.dispatch)
 
 
 def classify_error(arguments: Arguments) -> ClassifyError:
@@ -188,7 +179,7 @@ def _system_prompt(arguments: Arguments, persona: str | None) -> str:
         arguments.tools,
         protocol=arguments.protocol,
         persona=persona if persona is not None else arguments.system_prompt,
-        parallel=arguments.parallel_tool_calls,
+        parallel=arguments.dispatch["parallel"],
     )
     if arguments.response_format is not None:
         schema = arguments.response_format.schema_text()
