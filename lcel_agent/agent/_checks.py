@@ -9,7 +9,6 @@ built, never in the middle of a run.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -18,6 +17,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import SecretStr
 
+from .._numbers import positive_int, positive_number
 from .._redact import MIN_SECRET_LEN
 from .._shared.protocol import PROTOCOLS, ProtocolName
 from ..durable import check_checkpointer
@@ -200,22 +200,10 @@ def _optional_count(name: str, value: Any) -> int | None:
     return None if value is None else positive_int(name, value)
 
 
-def positive_int(name: str, value: Any, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if value < minimum:
-        raise ConfigurationError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
 def seconds(name: str, value: Any, *, optional: bool = True) -> float | None:
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
-    if not value > 0 or math.isnan(value):
-        raise ConfigurationError(f"{name} must be > 0 seconds, got {value}")
-    return float(value)
+    return positive_number(name, value, "a number of seconds", "seconds")
 
 
 def check_tool_limits(limits: Mapping[str, int] | None, names: frozenset[str]) -> dict[str, int]:

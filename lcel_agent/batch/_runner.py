@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from .._numbers import positive_int
 from ..errors import ConfigurationError
 from ._items import AgentFactory, Item, check_factory, iter_items
 from ._limiter import check_rate
@@ -71,14 +72,6 @@ def thread_of(out: Path, key: str) -> str:
     return f"lcel-agent-batch:{job}:{key}"
 
 
-def _count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if value < 1:
-        raise ConfigurationError(f"{name} must be >= 1, got {value}")
-    return value
-
-
 def _job(
     make_agent: AgentFactory,
     inputs: Iterable[Any],
@@ -104,7 +97,7 @@ def _job(
     if address is not None and not isinstance(address, str):
         raise TypeError("address must be a string: 'auto' or 'ray://host:10001'")
     if workers is not None:
-        _count("workers", workers)
+        positive_int("workers", workers)
         if executor == "local" and workers != 1:
             raise ConfigurationError(
                 "the local executor is one worker: use executor='ray' for more, "
@@ -121,7 +114,7 @@ def _job(
         executor=executor,  # type: ignore[arg-type]
         address=address,
         workers=workers,
-        max_in_flight=_count("max_in_flight", max_in_flight),
+        max_in_flight=positive_int("max_in_flight", max_in_flight),
         rpm=check_rate("rpm", rpm),
         tpm=check_rate("tpm", tpm),
         progress=bool(progress),
