@@ -38,6 +38,7 @@ from langchain_core.callbacks import (
     AsyncCallbackManagerForChainRun,
     CallbackManagerForChainRun,
 )
+from langchain_core.callbacks.manager import BaseRunManager
 from langchain_core.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
 from langchain_core.runnables.graph import Graph
 
@@ -46,14 +47,15 @@ from ..calling import check_sync_run, run_config
 from ..conversation import RunInput, output_for, seed_window, task_of
 from ..durable import CHECKPOINT_STAGE, Identity, Threads, ThreadState
 from ..durable import Journey as RunStart
+from ..durable import Trip as OpenRun
 from ..errors import AgentRunError
 from ..memory import SlidingWindowMemory
 from ..rules.limits import Limits, finish, gate
 from ..rules.limits import limit_specs as _limit_specs
 from ..rules.structured import ResponseFormat
 from ..state import AgentResult, AgentState, StepRecord, StopReason
-from ._answer_stage import delivered, may_hold_answer
-from ._one_loop import OneLoop, quiet_stages, step_chain, takes_quiet_loop
+from ._answer_stage import delivered
+from ._one_loop import RunLoops, quiet_stages, step_chain, takes_quiet_loop
 from .graph import loop_graph
 from .streaming import AnswerListener, aanswer_stream, answer_stream
 from .streaming.modes import ModeView, StreamMode, check_mode, input_of_chunks
@@ -191,26 +193,14 @@ class AgentLoop(Runnable[Any, Any]):
         return output_for(run_start.input, result, structured=self.response_format is not None)
 
     # --- drivers -------------------------------------------------------------------------------
-    def _one_loop(
-        self, quiet: bool, n: int, config: RunnableConfig, listener: AnswerListener | None
-    ) -> OneLoop:
-        """Loop ``n``: its ``run`` and ``arun`` step it from a stage index (the rest of a
-        resumed loop)."""
-        return OneLoop(self._stages, self._quiet_stages, quiet, n, config, listener)
-
-    def _next_loop(self, state: AgentState, listener: AnswerListener | None) -> bool:
-        """Ready the answer stream for the next loop; False when its reader has left.
-
-        Only the sync run's reader sets ``closed``: the run works on a thread, which cannot
-        be cancelled, so it polls the flag here. An async reader that stops early cancels
-        the run's task instead (``streaming.apump``): the run ends at its next await.
-        """
-        if listener is None:
-            return True
-        if listener.closed:
-            return False
-        listener.begin_loop(hold=may_hold_answer(self.stages.get("answer"), state))
-        return True
+    def _loops(
+        self, open_run: OpenRun, manager: BaseRunManager, listener: AnswerListener | None
+    ) -> RunLoops:
+        """The run's loops: quiet when nobody listens and no answer streams."""
+        quiet = takes_quiet_loop(manager, listener)
+        answer = self.stages.get("answer")
+        return RunLoops(open_run, self._stages, self._quiet_stages, answer,
+                        quiet=quiet, listener=listener)  # fmt: skip
 
     def _drive(
         self,
@@ -218,18 +208,11 @@ class AgentLoop(Runnable[Any, Any]):
         manager: CallbackManagerForChainRun,
         listener: AnswerListener | None = None,
     ) -> Iterator[AgentEvent]:
-        quiet = takes_quiet_loop(manager, listener)
         with run_start.open(self._first_state) as open_run:
-            state, iterations = open_run.state, open_run.iterations
-            while (state := open_run.gate(state, open_run.limits, iterations)).stop is None:
-                if not self._next_loop(state, listener):
-                    break
-                iterations += 1
-                before = len(state.steps)
-                one_loop = self._one_loop(quiet, iterations, open_run.config, listener)
-                state = open_run.step(state, one_loop.run)
-                yield from state.steps[before:]  # the loop's record, and the answer stage's
-            result = open_run.finish(state, self._result(state))
+            loops = self._loops(open_run, manager, listener)
+            while (one_loop := loops.next()) is not None:
+                yield from loops.records(open_run.step(loops.state, one_loop.run))
+            result = open_run.finish(loops.state, self._result(loops.state))
         yield result
 
     async def _adrive(
@@ -238,19 +221,12 @@ class AgentLoop(Runnable[Any, Any]):
         manager: AsyncCallbackManagerForChainRun,
         listener: AnswerListener | None = None,
     ) -> AsyncIterator[AgentEvent]:
-        quiet = takes_quiet_loop(manager, listener)
         async with run_start.aopen(self._first_state) as open_run:
-            state, iterations = open_run.state, open_run.iterations
-            while (state := open_run.gate(state, open_run.limits, iterations)).stop is None:
-                if not self._next_loop(state, listener):
-                    break
-                iterations += 1
-                before = len(state.steps)
-                one_loop = self._one_loop(quiet, iterations, open_run.config, listener)
-                state = await open_run.astep(state, one_loop.arun)
-                for step in state.steps[before:]:
-                    yield step
-            result = await open_run.afinish(state, self._result(state))
+            loops = self._loops(open_run, manager, listener)
+            while (one_loop := loops.next()) is not None:
+                for record in loops.records(await open_run.astep(loops.state, one_loop.arun)):
+                    yield record
+            result = await open_run.afinish(loops.state, self._result(loops.state))
         yield result
 
     # --- Runnable interface --------------------------------------------------------------------

@@ -34,15 +34,18 @@ from langchain_core.runnables.config import (
     patch_config,
 )
 
+from ..durable import Trip as OpenRun
 from ..errors import ConfigurationError
 from ..stages import Stage, runs_directly
-from ..state import AgentState
+from ..state import AgentState, StepRecord
+from ._answer_stage import may_hold_answer
 from ._tracing import mask_traces
 from .streaming import AnswerListener
 
 __all__ = [
     "OneLoop",
     "QuietStage",
+    "RunLoops",
     "aquiet_loop",
     "has_listeners",
     "quiet_loop",
@@ -230,3 +233,66 @@ class OneLoop:
             handler = listener if name == "call_llm" else listener.writing(stream_line)
             callbacks.add_handler(handler, inherit=True)
             yield name, stage, patch_config(self.config, callbacks=callbacks)
+
+
+class RunLoops:
+    """A run's loops as a driver goes through them: each gated, counted and made a
+    :class:`OneLoop`, the answer stream readied for it, and the records it added.
+
+    The drivers only step each loop (``open_run.step`` or ``await open_run.astep``)::
+
+        loops = RunLoops(open_run, ...)
+        while (one_loop := loops.next()) is not None:
+            yield from loops.records(open_run.step(loops.state, one_loop.run))
+    """
+
+    def __init__(
+        self,
+        open_run: OpenRun,
+        stages: Stages,
+        quiet_stages: Sequence[QuietStage],
+        answer_stage: Any,
+        *,
+        quiet: bool,
+        listener: AnswerListener | None,
+    ) -> None:
+        self._open_run, self._answer_stage = open_run, answer_stage
+        self._stages, self._quiet_stages = stages, quiet_stages
+        self._quiet, self._listener = quiet, listener
+        self.state: AgentState = open_run.state
+        """The run's state: the last loop's, once gated (its stop set when the run ends)."""
+        self._n = open_run.iterations
+        self._before = len(self.state.steps)
+
+    def next(self) -> OneLoop | None:
+        """The next loop, or None: the gate stopped the run, or the answer stream's reader
+        has left (see :meth:`_ready`)."""
+        run = self._open_run
+        self.state = run.gate(self.state, run.limits, self._n)
+        if self.state.stop is not None or not self._ready():
+            return None
+        self._n += 1
+        self._before = len(self.state.steps)
+        return OneLoop(self._stages, self._quiet_stages, self._quiet, self._n, run.config,
+                       self._listener)  # fmt: skip
+
+    def records(self, state: AgentState) -> tuple[StepRecord, ...]:
+        """Take the state a loop left; the records it added: the loop's own, and the answer
+        stage's."""
+        self.state = state
+        return state.steps[self._before :]
+
+    def _ready(self) -> bool:
+        """Ready the answer stream for the next loop; False when its reader has left.
+
+        Only the sync run's reader sets ``closed``: the run works on a thread, which cannot
+        be cancelled, so it polls the flag here. An async reader that stops early cancels
+        the run's task instead (``streaming.apump``): the run ends at its next await.
+        """
+        listener = self._listener
+        if listener is None:
+            return True
+        if listener.closed:
+            return False
+        listener.begin_loop(hold=may_hold_answer(self._answer_stage, self.state))
+        return True
