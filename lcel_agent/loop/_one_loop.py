@@ -3,8 +3,8 @@
 Two ways to run it, chosen per run by :class:`~lcel_agent.loop.AgentLoop`'s drivers
 (:func:`takes_quiet_loop`):
 
-* **traced** (:class:`OneLoop`): one run named ``loop:N`` (tagged ``loop:N``)
-  with every stage as a named child run, for whoever listens: callbacks,
+* **traced** (:meth:`OneLoop.run`, :meth:`OneLoop.arun`): one run named ``loop:N``
+  (tagged ``loop:N``) with every stage as a named child run, for whoever listens: callbacks,
   tracers, ``astream_events``, LangSmith;
 * **quiet** (:func:`quiet_loop`): when nobody listens (:func:`has_listeners` is
   False) and no answer streams, built-in stages are called through their pure
@@ -12,8 +12,10 @@ Two ways to run it, chosen per run by :class:`~lcel_agent.loop.AgentLoop`'s driv
   nothing but the time spent. Swapped-in Runnables are still invoked.
 
 Both keep the stage timings (``StepRecord.stage_ms``, through a :class:`_StageClock`).
-The async twins differ only in ``await``. :func:`step_chain` is the same stages as one
-``RunnableSequence``, ``agent.step``, for whoever drives them by hand.
+The async twins differ only in ``await``. :class:`RunLoops` is a run's loops as the
+drivers go through them (gated, counted, the answer stream readied, their records), and
+:func:`step_chain` the same stages as one ``RunnableSequence``, ``agent.step``, for
+whoever drives them by hand.
 """
 
 from __future__ import annotations
