@@ -94,7 +94,7 @@ def create_agent(
 
     * ``response_format``: a pydantic model, a TypedDict or a JSON-schema dict; the final
       answer is checked against it and ``result.output`` is the validated value.
-    * ``raise_on_failure``: every stop but ``final`` raises ``AgentRunError``.
+    * ``raise_on_failure``: every stop but ``final`` and ``paused`` raises ``AgentRunError``.
     * ``approve``: ``approve(action) -> True | False | str`` (sync or async), asked before
       each tool call; ``lcel_agent.approval.pause`` waits for a person (needs a checkpointer).
     * ``checkpointer``: a LangGraph checkpoint saver; a run with a ``thread_id`` is

@@ -83,7 +83,7 @@ class AgentLoop(Runnable[Any, Any]):
         limits: the loop's limits (a run's ``configurable`` may override them).
         checkpointer: the LangGraph checkpoint saver of durable runs, if any.
         response_format: the final answer's format, if any.
-        raise_on_failure: every stop but ``final`` raises :class:`AgentRunError`.
+        raise_on_failure: every stop but ``final`` and ``paused`` raises :class:`AgentRunError`.
         protocol: ``"json"`` or ``"tool_calling"``, as ``create_agent`` was given it.
     """
 
