@@ -108,7 +108,7 @@ def seed_window(
     """Write the system prompt, the conversation, the task and what followed it into ``window``.
 
     Args:
-        window: the run's window (a fresh copy, or the session's).
+        window: the run's window (a fresh copy, or the thread's conversation so far).
         run: the read input.
         system_prompt: the run's system prompt (pinned).
         protocol: the agent's protocol (under ``tool_calling`` tool calls stay native).
