@@ -36,7 +36,7 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 
-from ..errors import ConfigurationError
+from .._numbers import positive_number
 from ..memory.counters import count_message, estimate_tokens
 
 __all__ = [
@@ -53,11 +53,7 @@ def check_rate(name: str, value: Any) -> float | None:
     """``rpm``/``tpm`` as a positive float, or None; a clear error for anything else."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number per minute, not {type(value).__name__}")
-    if not value > 0 or math.isinf(value):
-        raise ConfigurationError(f"{name} must be > 0 per minute, got {value}")
-    return float(value)
+    return positive_number(name, value, "a number per minute", "per minute", finite=True)
 
 
 class RateSchedule:

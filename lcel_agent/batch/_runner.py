@@ -22,15 +22,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
+import inspect
 import os
 import threading
 import time
-from collections.abc import Coroutine, Iterable, Sized
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sized
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, ParamSpec, Protocol, runtime_checkable
 
+from .._numbers import positive_int
 from ..errors import ConfigurationError
 from ._items import AgentFactory, Item, check_factory, iter_items
 from ._limiter import check_rate
@@ -44,6 +47,7 @@ from .errors import BatchError, BatchInterrupted, BatchRunError
 __all__ = ["arun_batch", "run_batch", "thread_of"]
 
 ExecutorName = Literal["local", "ray"]
+P = ParamSpec("P")
 
 #: Times one item may lose its worker before the job gives up on it.
 MAX_LOST = 5
@@ -71,14 +75,6 @@ def thread_of(out: Path, key: str) -> str:
     return f"lcel-agent-batch:{job}:{key}"
 
 
-def _count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if value < 1:
-        raise ConfigurationError(f"{name} must be >= 1, got {value}")
-    return value
-
-
 def _job(
     make_agent: AgentFactory,
     inputs: Iterable[Any],
@@ -104,7 +100,7 @@ def _job(
     if address is not None and not isinstance(address, str):
         raise TypeError("address must be a string: 'auto' or 'ray://host:10001'")
     if workers is not None:
-        _count("workers", workers)
+        positive_int("workers", workers)
         if executor == "local" and workers != 1:
             raise ConfigurationError(
                 "the local executor is one worker: use executor='ray' for more, "
@@ -121,7 +117,7 @@ def _job(
         executor=executor,  # type: ignore[arg-type]
         address=address,
         workers=workers,
-        max_in_flight=_count("max_in_flight", max_in_flight),
+        max_in_flight=positive_int("max_in_flight", max_in_flight),
         rpm=check_rate("rpm", rpm),
         tpm=check_rate("tpm", tpm),
         progress=bool(progress),
@@ -266,28 +262,24 @@ async def _main(
 # --- the public functions ------------------------------------------------------------------
 
 
-async def arun_batch(
-    make_agent: AgentFactory,
-    inputs: Iterable[Any],
-    *,
-    out: str | os.PathLike[str],
-    executor: ExecutorName = "local",
-    address: str | None = None,
-    workers: int | None = None,
-    max_in_flight: int = 32,
-    rpm: float | None = None,
-    tpm: float | None = None,
-    progress: bool = True,
-) -> BatchSummary:
-    """Async twin of :func:`run_batch` (for notebooks and async programs).
+def _async_twin_of(
+    sync: Callable[P, BatchSummary],
+) -> Callable[[Callable[..., Awaitable[BatchSummary]]], Callable[P, Awaitable[BatchSummary]]]:
+    """Make an async function the twin of ``sync``: it takes ``sync``'s arguments, by the
+    one signature ``sync`` declares (its defaults applied), and gets them all by name."""
+    signature = inspect.signature(sync)
 
-    Cancelling it stops the job like Ctrl-C does: runs in flight are abandoned,
-    every finished one is already in ``out``; ``CancelledError`` propagates.
-    """
-    job = _job(
-        make_agent, inputs, out, executor, address, workers, max_in_flight, rpm, tpm, progress
-    )
-    return await _main(job, _executor(job), [])
+    def twin(run: Callable[..., Awaitable[BatchSummary]]) -> Callable[P, Awaitable[BatchSummary]]:
+        @functools.wraps(run)
+        async def bound(*args: P.args, **kwargs: P.kwargs) -> BatchSummary:
+            arguments = signature.bind(*args, **kwargs)
+            arguments.apply_defaults()
+            return await run(**arguments.arguments)
+
+        bound.__signature__ = signature  # type: ignore[attr-defined]  # help() shows it
+        return bound
+
+    return twin
 
 
 def run_batch(
@@ -351,6 +343,18 @@ def run_batch(
             raise BatchInterrupted(interrupted[0]) from None
         raise
     return task.result()
+
+
+@_async_twin_of(run_batch)
+async def arun_batch(**arguments: Any) -> BatchSummary:
+    """Async twin of :func:`run_batch` (for notebooks and async programs), with its
+    arguments.
+
+    Cancelling it stops the job like Ctrl-C does: runs in flight are abandoned,
+    every finished one is already in ``out``; ``CancelledError`` propagates.
+    """
+    job = _job(**arguments)
+    return await _main(job, _executor(job), [])
 
 
 # --- the loop jobs run on ------------------------------------------------------------------

@@ -12,7 +12,7 @@ A tool may declare arguments that the caller, not the model, supplies::
 
 The model is shown ``tool.tool_call_schema``, which leaves them out. The
 dispatcher drops any value the model wrote for them anyway (a model must not
-pick the user it acts for) and fills them (:mod:`lcel_agent.tools._runtime`):
+pick the user it acts for) and fills them (:mod:`lcel_agent.calling._runtime`):
 ``InjectedToolCallId`` with the call's id, ``ToolRuntime`` with the run's
 context, config and state, ``InjectedState`` with the agent's state
 (``{"messages": [...]}``), and every other injected argument from the run's

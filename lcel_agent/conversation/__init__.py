@@ -21,7 +21,7 @@ a message, a prompt value
 """
 
 from .history import seed_window
-from .inputs import InputForm, RunInput, read_input
+from .inputs import InputForm, RunInput, read_input, task_of
 from .outputs import final_message, output_for, run_messages
 
 __all__ = [
@@ -32,4 +32,5 @@ __all__ = [
     "read_input",
     "run_messages",
     "seed_window",
+    "task_of",
 ]

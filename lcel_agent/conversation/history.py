@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from .. import texts
 from .._shared.messages import message_text
+from .._shared.protocol import ProtocolName
 from ..memory import SlidingWindowMemory
 from ..state import FINAL_ACTION, Action
 from .inputs import RunInput
@@ -102,17 +103,17 @@ def _add_native(window: SlidingWindowMemory, messages: Iterable[BaseMessage]) ->
 
 
 def seed_window(
-    window: SlidingWindowMemory, run: RunInput, *, system_prompt: str, native: bool
+    window: SlidingWindowMemory, run: RunInput, *, system_prompt: str, protocol: ProtocolName
 ) -> None:
     """Write the system prompt, the conversation, the task and what followed it into ``window``.
 
     Args:
-        window: the run's window (a fresh copy, or the session's).
+        window: the run's window (a fresh copy, or the thread's conversation so far).
         run: the read input.
         system_prompt: the run's system prompt (pinned).
-        native: True for the tool-calling protocol (tool calls stay native).
+        protocol: the agent's protocol (under ``tool_calling`` tool calls stay native).
     """
-    add = _add_native if native else _add_json
+    add = _add_native if protocol == "tool_calling" else _add_json
     window.add_system(system_prompt)
     with window.placing():  # the conversation is history once its question arrives
         add(window, run.before)

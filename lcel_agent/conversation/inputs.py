@@ -12,7 +12,7 @@ from langchain_core.prompt_values import ChatPromptValue, PromptValue
 
 from .._shared.messages import has_media, message_text
 
-__all__ = ["InputForm", "RunInput", "read_input"]
+__all__ = ["InputForm", "RunInput", "read_input", "task_of"]
 
 _TASK_KEYS = ("input", "task", "question")
 
@@ -137,3 +137,8 @@ def _bad(value: Any) -> RunInput:
         "the agent's input must be a task string, {'input': ...}, {'messages': [...]}, "
         f"a list of messages, a message or a prompt value, not {type(value).__name__}"
     )
+
+
+def task_of(value: Any) -> str:
+    """The task text of an agent input (any accepted form; see the package docstring)."""
+    return read_input(value).task

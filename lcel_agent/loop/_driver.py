@@ -1,26 +1,28 @@
 """The driving Runnable: runs the stages, loop after loop, until a stop, under exact limits.
 
-``AgentLoop`` is what :func:`~lcel_agent.create_agent` returns. Each iteration
-runs the stages in chain order (``assemble_prompt``, ``call_llm``, ...,
-``trim_memory``) as children of one run named ``loop:N``, timing each stage
-into the loop's :class:`~lcel_agent.state.StepRecord` (``stage_ms``). Before
-each loop the pure :func:`~lcel_agent.rules.limits.gate` decides whether another
-model call is allowed; after the last, :func:`~lcel_agent.rules.limits.finish` builds
-the :class:`~lcel_agent.state.AgentResult`. The sync and async drivers only
-differ in ``invoke`` versus ``await ainvoke``.
+``AgentLoop`` is what :func:`~lcel_agent.create_agent` returns. Each iteration runs the
+stages in chain order (``assemble_prompt``, ``call_llm``, ..., ``trim_memory``,
+``answer``), timing each into the loop's :class:`~lcel_agent.state.StepRecord`
+(``stage_ms``): as children of a run named ``loop:N`` when a callback handler listens,
+else on the quiet loop (:mod:`._one_loop`). Before each loop the pure
+:func:`~lcel_agent.rules.limits.gate` decides whether another model call is allowed;
+after the last, :func:`~lcel_agent.rules.limits.finish` builds the
+:class:`~lcel_agent.state.AgentResult`. Where a run starts (a fresh window or a thread's
+checkpoint) and what is saved after each loop is the durable room's: a ``RunStart`` (its
+``Journey``) opens the run. The sync and async drivers differ only in ``await``.
 
-Input and output (see :mod:`lcel_agent.conversation`): a task string,
-``{"input": task}``, a message or a prompt value gives an ``AgentResult``;
-``{"messages": [...]}`` gives ``{"messages": [...]}``; a list of messages gives
-the final ``AIMessage``. ``stream``/``astream`` yield each loop's
-``StepRecord`` as it ends, then the output; with ``stream_mode="answer"`` they
-yield the answer's text as the model writes it.
+Input and output (see :mod:`lcel_agent.conversation`): a task string, ``{"input": task}``,
+a message or a prompt value gives an ``AgentResult``; ``{"messages": [...]}`` gives
+``{"messages": [...]}``; a list of messages gives the final ``AIMessage``.
+``stream``/``astream`` yield each loop's ``StepRecord`` as it ends, then the output; with
+``stream_mode="answer"`` they yield the answer's text as the model writes it, holding the
+acting model's answer while the answer stage may yet replace it (:mod:`._answer_stage`).
 
-Per-run configuration: ``config["configurable"]`` may set ``max_loops``,
-``max_errors``, ``token_budget`` and ``time_budget`` for one run, ``thread_id``
-when the agent has a checkpointer (input ``None`` resumes the thread's run; see
-:mod:`lcel_agent.durable`; ``session_id`` names the thread too). A session id on an
-agent without a checkpointer is ignored (with a DEBUG log).
+Per-run configuration: ``config["configurable"]`` may set ``max_loops``, ``max_errors``,
+``token_budget`` and ``time_budget`` for one run, ``thread_id`` when the agent has a
+checkpointer (input ``None`` resumes the thread's run; see :mod:`lcel_agent.durable`;
+``session_id`` names the thread too). A session id on an agent without a checkpointer is
+ignored (with a DEBUG log).
 """
 
 from __future__ import annotations
@@ -36,34 +38,38 @@ from langchain_core.callbacks import (
     AsyncCallbackManagerForChainRun,
     CallbackManagerForChainRun,
 )
+from langchain_core.callbacks.manager import BaseRunManager
 from langchain_core.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
 from langchain_core.runnables.graph import Graph
 
+from .._shared.protocol import ProtocolName
 from ..calling import check_sync_run, run_config
-from ..conversation import RunInput, output_for, read_input, seed_window
-from ..durable import CHECKPOINT_STAGE, ARunLoop, Identity, Journey, RunLoop, Threads, ThreadState
-from ..errors import AgentRunError, ConfigurationError
+from ..conversation import RunInput, output_for, seed_window, task_of
+from ..durable import CHECKPOINT_STAGE, Identity, Threads, ThreadState
+from ..durable import Journey as RunStart
+from ..durable import Trip as OpenRun
+from ..errors import AgentRunError
 from ..memory import SlidingWindowMemory
-from ..rules.gathered import gathered
 from ..rules.limits import Limits, finish, gate
 from ..rules.limits import limit_specs as _limit_specs
 from ..rules.structured import ResponseFormat
 from ..state import AgentResult, AgentState, StepRecord, StopReason
-from ._one_loop import aquiet_loop, atraced_loop, direct_stages, listened, quiet_loop, traced_loop
-from ._tracing import mask_traces
+from ._answer_stage import delivered
+from ._one_loop import RunLoops, quiet_stages, step_chain, takes_quiet_loop
 from .graph import loop_graph
-from .streaming import AnswerTap, aanswer_stream, answer_stream
-from .streaming.modes import ModeView, StreamMode, check_mode, joined
+from .streaming import AnswerListener, aanswer_stream, answer_stream
+from .streaming.modes import ModeView, StreamMode, check_mode, input_of_chunks
 
 __all__ = ["AgentEvent", "AgentLoop", "Limits", "StreamMode", "finish", "gate", "task_of"]
 
 #: What ``stream`` yields in the default mode: a record per loop, then the output.
 AgentEvent = StepRecord | AgentResult
+#: The stops ``raise_on_failure`` does not raise for: an answer, a run that waits.
+_NOT_FAILURES = (StopReason.FINAL, StopReason.PAUSED)
 
 
-def task_of(value: Any) -> str:
-    """The task text of an agent input (any accepted form; see :mod:`lcel_agent.conversation`)."""
-    return read_input(value).task
+def _persona_first(prompt: str, persona: str | None) -> str:
+    return prompt if persona is None else f"{persona}\n\n{prompt}"
 
 
 class AgentLoop(Runnable[Any, Any]):
@@ -77,7 +83,8 @@ class AgentLoop(Runnable[Any, Any]):
         limits: the loop's limits (a run's ``configurable`` may override them).
         checkpointer: the LangGraph checkpoint saver of durable runs, if any.
         response_format: the final answer's format, if any.
-        raise_on_failure: every stop but ``final`` raises :class:`AgentRunError`.
+        raise_on_failure: every stop but ``final`` and ``paused`` raises :class:`AgentRunError`.
+        protocol: ``"json"`` or ``"tool_calling"``, as ``create_agent`` was given it.
     """
 
     name = "lcel_agent"
@@ -101,7 +108,7 @@ class AgentLoop(Runnable[Any, Any]):
         limits: Limits,
         response_format: ResponseFormat | None = None,
         raise_on_failure: bool = False,
-        native_tools: bool = False,
+        protocol: ProtocolName = "json",
         checkpointer: Any = None,
         tool_names: Sequence[str] = (),
         persona: str | None = None,
@@ -111,28 +118,21 @@ class AgentLoop(Runnable[Any, Any]):
         """The agent's own instructions (``system_prompt``): the answer stage writes by them."""
         self._stages = tuple(self.stages.items())
         # The stages the quiet loop calls through ``run``/``arun``; the others it invokes.
-        self._direct = direct_stages(self._stages)
-        chain: Runnable[Any, Any] | None = None
-        for stage in self.stages.values():
-            chain = stage if chain is None else chain | stage
-        if chain is None:
-            raise ConfigurationError("the agent needs at least one stage")
-        self.step = chain
-        if callable(system_prompt):
-            self._prompt_for: Callable[[str | None], str] | None = system_prompt
-            self.system_prompt = system_prompt(None)
-        else:
-            self._prompt_for = None
-            self.system_prompt = system_prompt
+        self._quiet_stages = quiet_stages(self._stages)
+        self.step = step_chain(self.stages.values())
+        # The system prompt for a persona (the agent's own, or a run's system message).
+        self._prompt_for: Callable[[str | None], str] = (
+            system_prompt if callable(system_prompt) else partial(_persona_first, system_prompt)
+        )
+        self.system_prompt = self._prompt_for(None)
         self.memory = memory
         self.limits = limits
         self.checkpointer = checkpointer
         self.response_format = response_format
         self.raise_on_failure = raise_on_failure
-        self.native_tools = native_tools
+        self.protocol: ProtocolName = protocol
         names = list(self.stages)  # a resumed loop goes on after its decision's checkpoint
         resume_at = names.index(CHECKPOINT_STAGE) + 1 if CHECKPOINT_STAGE in names else 0
-        protocol = "tool_calling" if native_tools else "json"
         self._threads = Threads(memory, checkpointer=checkpointer,
                                 identity=Identity(tuple(sorted(tool_names)), protocol),
                                 resume_at=resume_at)  # fmt: skip
@@ -149,26 +149,9 @@ class AgentLoop(Runnable[Any, Any]):
             self.stages, self.get_input_schema(config), self.get_output_schema(config)
         )
 
-    # --- shared helpers --------------------------------------------------------------------
-
-    def _system_prompt(self, persona: str | None) -> str:
-        if persona is None:
-            return self.system_prompt
-        if self._prompt_for is not None:
-            return self._prompt_for(persona)
-        return f"{persona}\n\n{self.system_prompt}"
-
-    def _holds(self, state: AgentState) -> bool:
-        """Whether the acting model's answer this loop may yet be replaced by the answer
-        stage's, so a stream must not send it as it comes. The stage says (``may_replace``);
-        a stage that cannot say may replace any answer once tools have succeeded."""
-        stage = self.stages.get("answer")
-        may_replace = getattr(stage, "may_replace", None)
-        if callable(may_replace):
-            return bool(may_replace(state))
-        return bool(gathered(state))
-
-    def _begin(self, value: Any, config: RunnableConfig) -> Journey:
+    # --- a run's first state and its output --------------------------------------------------
+    def _run_start(self, value: Any, config: RunnableConfig) -> RunStart:
+        """The run's input and config, read (a bad input raises here, before anything runs)."""
         return self._threads.journey(value, config, self.limits)
 
     def get_state(self, config: RunnableConfig) -> ThreadState | None:
@@ -179,10 +162,13 @@ class AgentLoop(Runnable[Any, Any]):
         """Async twin of :meth:`get_state`."""
         return await self._threads.astate(config, self._result)
 
-    def _start(self, run: RunInput, memory: SlidingWindowMemory, limits: Limits) -> AgentState:
+    def _first_state(
+        self, run: RunInput, memory: SlidingWindowMemory, limits: Limits
+    ) -> AgentState:
+        """A new run's first state: its window seeded, its clock started."""
         window = memory.copy()
         seed_window(
-            window, run, system_prompt=self._system_prompt(run.persona), native=self.native_tools
+            window, run, system_prompt=self._prompt_for(run.persona), protocol=self.protocol
         )
         started = time.monotonic()
         deadline = None if limits.time_budget is None else started + limits.time_budget
@@ -193,10 +179,7 @@ class AgentLoop(Runnable[Any, Any]):
 
     def _result(self, state: AgentState) -> AgentResult:
         # A gate stop ran no stage: the answer stage says what such a run delivers (pure).
-        on_stop = getattr(self.stages.get("answer"), "on_stop", None)
-        if callable(on_stop):
-            state = on_stop(state)
-        result = finish(state)
+        result = finish(delivered(self.stages.get("answer"), state))
         if self.response_format is not None and isinstance(result.output, str):
             # A swapped-in stage may let an unchecked answer through: then its text is kept.
             with contextlib.suppress(ValueError):
@@ -204,95 +187,66 @@ class AgentLoop(Runnable[Any, Any]):
                 result = dataclasses.replace(result, output=loaded)
         return result
 
-    def _output(self, journey: Journey, result: AgentResult) -> Any:
-        if self.raise_on_failure and result.stop_reason not in (
-            StopReason.FINAL,
-            StopReason.PAUSED,
-        ):
+    def _output(self, run_start: RunStart, result: AgentResult) -> Any:
+        if self.raise_on_failure and result.stop_reason not in _NOT_FAILURES:
             raise AgentRunError(result)
-        return output_for(journey.input, result, structured=self.response_format is not None)
+        return output_for(run_start.input, result, structured=self.response_format is not None)
 
     # --- drivers -------------------------------------------------------------------------------
-    def _loop(self, quiet: bool, n: int, config: RunnableConfig, tap: AnswerTap | None) -> RunLoop:
-        """Loop ``n``, from the stage at index ``first`` (the rest of a resumed loop)."""
-        if quiet:
-            return lambda state, first: quiet_loop(self._direct[first:], state, config)
-        return lambda state, first: traced_loop(self._stages[first:], state, n, config, tap)
-
-    def _aloop(
-        self, quiet: bool, n: int, config: RunnableConfig, tap: AnswerTap | None
-    ) -> ARunLoop:
-        """Async twin of :meth:`_loop`."""
-        if quiet:
-            return lambda state, first: aquiet_loop(self._direct[first:], state, config)
-        return lambda state, first: atraced_loop(self._stages[first:], state, n, config, tap)
+    def _loops(
+        self, open_run: OpenRun, manager: BaseRunManager, listener: AnswerListener | None
+    ) -> RunLoops:
+        """The run's loops: quiet when nobody listens and no answer streams."""
+        quiet = takes_quiet_loop(manager, listener)
+        answer = self.stages.get("answer")
+        return RunLoops(open_run, self._stages, self._quiet_stages, answer,
+                        quiet=quiet, listener=listener)  # fmt: skip
 
     def _drive(
         self,
-        journey: Journey,
+        run_start: RunStart,
         manager: CallbackManagerForChainRun,
-        tap: AnswerTap | None = None,
+        listener: AnswerListener | None = None,
     ) -> Iterator[AgentEvent]:
-        quiet = tap is None and not listened(manager)
-        # What LangChain's callbacks trace, masked for LangSmith. The children's tracers come
-        # from the inheritable list, which langchain-core 1.x may fill with copies of its own.
-        mask_traces([*manager.handlers, *manager.inheritable_handlers])
-        with journey.open(self._start) as trip:
-            state, iterations = trip.state, trip.iterations
-            while (state := trip.gate(state, trip.limits, iterations)).stop is None:
-                if tap is not None:
-                    if tap.closed:
-                        break
-                    tap.begin_loop(hold=self._holds(state))
-                iterations += 1
-                before = len(state.steps)
-                state = trip.step(state, self._loop(quiet, iterations, trip.config, tap))
-                yield from state.steps[before:]  # the loop's record, and the answer stage's
-            result = trip.finish(state, self._result(state))
+        with run_start.open(self._first_state) as open_run:
+            loops = self._loops(open_run, manager, listener)
+            while (one_loop := loops.next()) is not None:
+                yield from loops.records(open_run.step(loops.state, one_loop.run))
+            result = open_run.finish(loops.state, self._result(loops.state))
         yield result
 
     async def _adrive(
         self,
-        journey: Journey,
+        run_start: RunStart,
         manager: AsyncCallbackManagerForChainRun,
-        tap: AnswerTap | None = None,
+        listener: AnswerListener | None = None,
     ) -> AsyncIterator[AgentEvent]:
-        quiet = tap is None and not listened(manager)
-        mask_traces([*manager.handlers, *manager.inheritable_handlers])
-        async with journey.aopen(self._start) as trip:
-            state, iterations = trip.state, trip.iterations
-            while (state := trip.gate(state, trip.limits, iterations)).stop is None:
-                # No tap.closed check, unlike _drive: an answer reader that stops early
-                # cancels this run's task (streaming.apump), so the run ends at its next
-                # await. A thread cannot be cancelled: the sync run polls the flag instead.
-                if tap is not None:
-                    tap.begin_loop(hold=self._holds(state))
-                iterations += 1
-                before = len(state.steps)
-                state = await trip.astep(state, self._aloop(quiet, iterations, trip.config, tap))
-                for step in state.steps[before:]:
-                    yield step
-            result = await trip.afinish(state, self._result(state))
+        async with run_start.aopen(self._first_state) as open_run:
+            loops = self._loops(open_run, manager, listener)
+            while (one_loop := loops.next()) is not None:
+                for record in loops.records(await open_run.astep(loops.state, one_loop.arun)):
+                    yield record
+            result = await open_run.afinish(loops.state, self._result(loops.state))
         yield result
 
     # --- Runnable interface --------------------------------------------------------------------
     def _invoke(
         self, value: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
-        journey = self._begin(value, config)
-        *_, result = self._drive(journey, run_manager)
+        run_start = self._run_start(value, config)
+        *_, result = self._drive(run_start, run_manager)
         assert isinstance(result, AgentResult)
-        return self._output(journey, result)
+        return self._output(run_start, result)
 
     async def _ainvoke(
         self, value: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
-        journey = self._begin(value, config)
+        run_start = self._run_start(value, config)
         last: AgentEvent | None = None
-        async for event in self._adrive(journey, run_manager):
+        async for event in self._adrive(run_start, run_manager):
             last = event
         assert isinstance(last, AgentResult)
-        return self._output(journey, last)
+        return self._output(run_start, last)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Run the agent once; the output's form follows the input's (module docstring)."""
@@ -312,10 +266,10 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
         mode: StreamMode = "steps",
     ) -> Iterator[Any]:
-        journey = self._begin(joined(inputs), config)
-        view = ModeView(mode, lambda: journey.input)
-        for event in self._drive(journey, run_manager):
-            yield from view.items(event, partial(self._output, journey))
+        run_start = self._run_start(input_of_chunks(inputs), config)
+        view = ModeView(mode, lambda: run_start.input)
+        for event in self._drive(run_start, run_manager):
+            yield from view.items(event, partial(self._output, run_start))
 
     async def _atransform(
         self,
@@ -325,22 +279,22 @@ class AgentLoop(Runnable[Any, Any]):
         mode: StreamMode = "steps",
     ) -> AsyncIterator[Any]:
         chunks = [value async for value in inputs]
-        journey = self._begin(joined(iter(chunks)), config)
-        view = ModeView(mode, lambda: journey.input)
-        async for event in self._adrive(journey, run_manager):
-            for item in view.items(event, partial(self._output, journey)):
+        run_start = self._run_start(input_of_chunks(iter(chunks)), config)
+        view = ModeView(mode, lambda: run_start.input)
+        async for event in self._adrive(run_start, run_manager):
+            for item in view.items(event, partial(self._output, run_start)):
                 yield item
 
     def _answer(
         self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Iterator[str]:
-        journey = self._begin(joined(inputs), config)
+        run_start = self._run_start(input_of_chunks(inputs), config)
         result = yield from answer_stream(
-            lambda tap: self._drive(journey, run_manager, tap),
-            native=self.native_tools,
+            lambda listener: self._drive(run_start, run_manager, listener),
+            protocol=self.protocol,
             whole=self.response_format is not None,  # a structured answer is checked first
         )
-        self._output(journey, result)  # raise_on_failure raises here, after the text
+        self._output(run_start, result)  # raise_on_failure raises here, after the text
 
     async def _aanswer(
         self,
@@ -349,16 +303,16 @@ class AgentLoop(Runnable[Any, Any]):
         config: RunnableConfig,
     ) -> AsyncIterator[str]:
         chunks = [value async for value in inputs]
-        journey = self._begin(joined(iter(chunks)), config)
+        run_start = self._run_start(input_of_chunks(iter(chunks)), config)
         results: list[AgentResult] = []
         async for text in aanswer_stream(
-            lambda tap: self._adrive(journey, run_manager, tap),
+            lambda listener: self._adrive(run_start, run_manager, listener),
             results,
-            native=self.native_tools,
+            protocol=self.protocol,
             whole=self.response_format is not None,
         ):
             yield text
-        self._output(journey, results[0])
+        self._output(run_start, results[0])
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any

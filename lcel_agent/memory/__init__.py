@@ -6,7 +6,7 @@
   they leave the window, by default a digest of the facts they established;
 * token counters (:mod:`.counters`);
 * :mod:`.shrink`: shortening a text while keeping it readable;
-* :mod:`.persist` (the window as JSON, for sessions) and :mod:`.trim` (the rules
+* :mod:`.persist` (the window as JSON, for checkpoints) and :mod:`.trim` (the rules
   on a plain message list).
 
 ::

@@ -242,9 +242,9 @@ class WindowRules:
         compactor = self.compactor
         batch, self._leaving = self._leaving, []
         if compactor is not None:
-            # The earlier exchanges of a session stay word for word while there is room,
+            # The earlier exchanges of a conversation stay word for word while there is room,
             # and so does a failure until it is resolved: the model needs to see it whole.
-            # So does an answer: it is what the session's next question speaks to. And so
+            # So does an answer: it is what the next question speaks to. And so
             # does a turn that holds an image a tool returned: no line can carry it.
             current = itertools.islice(self._turns, self._history, None)
             candidates = [

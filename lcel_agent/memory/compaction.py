@@ -1,13 +1,23 @@
 """Compaction: what turns leave behind when they leave the window.
 
-A window with a compactor forgets text, not facts. While the window has room,
-every turn stays word for word: the model sees its own actions and their
-results as turns. When it is full, the oldest whole turns leave first (and a
-failed turn as soon as a later one succeeds) and are handed to the compactor,
-which folds them into a :class:`Digest`: a bounded block of text the window
-shows with the pinned question. The newest turn is never cut for the digest's
-sake (a newest result larger than the window itself is cut where the window needs it:
-:mod:`lcel_agent.memory.cut`). The default, :class:`DigestCompactor`, needs no model call: one line per
+A window with a compactor forgets text, not facts. With a window's default compactor
+(``DEFAULT_COMPACTOR``, for a :class:`~lcel_agent.memory.SlidingWindowMemory` you build),
+every turn stays word for word while the window has room: the model sees its own
+actions and their results as turns. When it is full, the oldest whole turns leave first
+(and a failed turn as soon as a later one succeeds) and are handed to the compactor,
+which folds them into a :class:`Digest`: a bounded block of text the window shows with
+the pinned question. The newest turn is never cut for the digest's sake (a newest result
+larger than the window itself is cut where the window needs it:
+:mod:`lcel_agent.memory.cut`).
+
+An agent's own window (``create_agent`` without ``memory=``) folds sooner when its answer
+stage keeps every result for the answer (the default): ``AGENT_COMPACTOR`` folds every
+turn into its lines at once, the newest turn's results whole while there is room
+(``AGENT_TOOL_COMPACTOR``, under tool calling, keeps the newest turn a turn); with
+``answer="model"`` or an answer stage of the user's own it keeps the window's default
+(:mod:`lcel_agent.memory.window` has the three).
+
+:class:`DigestCompactor`, behind all three, needs no model call: one line per
 tool call that established something, the head of its result (whole JSON items
 first), with a newer result of the same call replacing the older one. When the
 block outgrows its budget every line is shortened (to an equal share, down to

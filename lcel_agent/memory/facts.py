@@ -87,7 +87,7 @@ class Digest:
         return f"{self.header}\n{self.text}" if self.text else ""
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe snapshot (for stored sessions)."""
+        """A JSON-safe snapshot (for a stored window: a durable run's checkpoint)."""
         return {
             "text": self.text,
             "header": self.header,

@@ -1,4 +1,4 @@
-"""A window as JSON and back: what sessions store.
+"""A window as JSON and back: what a durable run's checkpoint stores of its window.
 
 Format 2 keeps, besides the messages, each turn's facts and failed flag and the
 digest, so a stored window compacts exactly as it would have. Format 1 (windows

@@ -14,8 +14,9 @@
 Rules (:func:`trim_messages` applies the same ones to a plain list, without compaction):
 
 * The system prompt and the user's question are pinned and never leave. In a
-  session, the next run's question (``add_user``) is pinned in place of the
-  previous one, which becomes ordinary history, older than the new question.
+  conversation that goes on (a thread's next run, or the messages of an input), the
+  next question (``add_user``) is pinned in place of the previous one, which becomes
+  ordinary history, older than the new question.
 * Everything else is grouped into *turns*: an assistant message and what
   follows it (observations, tool results) until the next assistant message. A
   turn leaves whole, oldest first, so an action never loses its observation and,
@@ -127,7 +128,7 @@ class SlidingWindowMemory(WindowRules):
         self._shown: BaseMessage | None = None  # the question as shown, with the digest
         self._turns: deque[_Entry] = deque()
         # How many of _turns are older than the pinned question (the history of
-        # earlier questions in a session); the question sits between them and the rest.
+        # earlier questions of a conversation); the question sits between them and the rest.
         self._history = 0
         self._leaving: list[_Entry] = []  # resolved failures, folded by the next trim
         self._placing = False  # inside placing(): trim once, at the end
@@ -246,7 +247,7 @@ class SlidingWindowMemory(WindowRules):
         """Add the user's question (text, or content blocks with images); it is pinned.
 
         The first question is pinned at once. A later one (the next run of a
-        session) is pinned in its place: the earlier question and its turns
+        conversation, on a thread) is pinned in its place: the earlier question and its turns
         become history, still in order before it, and leave first. The earlier
         run's unresolved failures leave now (that run is over), and so do its last
         turns if they end with anything but the assistant's word, so the new

@@ -21,7 +21,9 @@ calls, one repeating a single failure from the start within ``max_errors``, a
 run's progress is bounded by the number of different calls it can make, and
 a model that keeps progressing between slips is never stopped by chance pairs
 of unrelated slips. Everything here is pure; ``classify_error`` applies it to
-``AgentState.breaker`` (a :class:`~lcel_agent.state.BreakerState`, re-exported here).
+``AgentState.breaker`` (a :class:`~lcel_agent.state.BreakerState`, re-exported here),
+with a loop's failure known by its :func:`fingerprint` and its progress by
+:func:`progress_of`.
 
 ::
 
@@ -30,14 +32,17 @@ of unrelated slips. Everything here is pure; ``classify_error`` applies it to
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Literal
 
-# The breaker's memory is part of every run's state: defined there, on the floor below.
-from ..state import BreakerState
+from .._shared.messages import message_text
 
-__all__ = ["BreakerState", "StopWhy", "advance"]
+# The breaker's memory is part of every run's state: defined there, on the floor below.
+from ..state import AgentState, BreakerState, RunError
+
+__all__ = ["BreakerState", "StopWhy", "advance", "fingerprint", "progress_of", "stop_error"]
 
 StopWhy = Literal["repeated", "stalled", "drifted"]
 """Why the breaker trips: the same failure again, too long without progress, drift after a nudge."""
@@ -78,3 +83,38 @@ def advance(
     if stalled >= 2 * max_errors:
         return after, "stalled"
     return after, None
+
+
+def fingerprint(error: RunError, state: AgentState) -> str:
+    """Equal for the same failure repeated, different for different slips.
+
+    A failed action is known by its call: the same call failing again is the same
+    failure, whether the tool failed again or the repeat was refused as drift. A reply
+    that could not be read is known by what it said: its text and any tool calls
+    that could not be read (native tool calls carry no text).
+    """
+    failed = sorted(o.action.signature() for o in state.observations if not o.ok)
+    if failed:
+        return "calls|" + "|".join(failed)
+    reply = state.reply
+    said = message_text(reply) if reply is not None else ""
+    if reply is not None:
+        said += "".join(f"|{c.get('name')}({c.get('args')})" for c in reply.invalid_tool_calls)
+    return f"{error.error_class.value}|" + " ".join(said.split())[:500]
+
+
+def progress_of(state: AgentState) -> list[str]:
+    """The signatures of the loop's successful calls: what may count as progress."""
+    # A call counts once: asking again (a result that changes, a fact the window lost)
+    # is not progress, so only the number of different calls bounds a run's progress.
+    return [o.action.signature() for o in state.observations if o.ok]
+
+
+def stop_error(error: RunError, why: StopWhy, breaker: BreakerState) -> RunError:
+    """The loop's error, saying why the breaker stopped the run."""
+    reasons = {
+        "repeated": f"the same failure {breaker.streak} times in a row",
+        "stalled": f"{breaker.stalled} loops in a row without progress",
+        "drifted": "the model repeated itself again after a nudge",
+    }
+    return dataclasses.replace(error, message=f"{error.message} (stopped: {reasons[why]})")

@@ -21,7 +21,7 @@ import asyncio
 import inspect
 import threading
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Protocol, TypeAlias
@@ -244,57 +244,85 @@ async def _aask(approve: Approve, action: Action) -> Any:
     return (await answer) if inspect.isawaitable(answer) else answer
 
 
+class _Approvals:
+    """One batch's approvals, gathered call by call: the two drivers below only ask.
+
+    A durable run's journal answers first for a call decided before a restart, and keeps
+    each new decision; the calls that finished before a restart are not asked about.
+    """
+
+    def __init__(self, batch: Batch, config: RunnableConfig | None) -> None:
+        self.journal = journal_of(config)
+        self.batch = _recalled(self.journal, batch)
+        self._refusals: dict[int, Observation] = {}
+        self._waiting: list[Action] = []
+
+    def to_ask(self) -> Iterator[Call]:
+        """The calls to ask the approver about, in order; a call the journal holds a
+        decision for is decided by it instead."""
+        for call in self.batch.calls:
+            known = self.journal.decision(call.action) if self.journal is not None else None
+            if known is None:
+                yield call
+            else:
+                self.add(call, known)
+
+    def keeping(self, answer: Any) -> CallJournal | None:
+        """The journal that keeps the approver's ``answer`` (None: nothing to keep)."""
+        return self.journal if isinstance(answer, bool | str) else None
+
+    def wait(self, call: Call) -> None:
+        """``call`` waits for a person (the approver raised ``ApprovalPending``)."""
+        self._waiting.append(call.action)
+
+    def add(self, call: Call, answer: Any) -> None:
+        """Decide ``call`` by ``answer``: True runs it; False or a text refuses it."""
+        if (verdict := _verdict(call.action, answer)) is not None:
+            self._refusals[id(call)] = verdict
+
+    def approved(self) -> Batch:
+        """The batch without its refused calls (their refusals are its observations);
+        :class:`ApprovalPending` with every call that waits for a person."""
+        if self._waiting:
+            raise ApprovalPending(tuple(self._waiting))
+        return _without(self.batch, self._refusals)
+
+
 def approved(approve: Approve | None, batch: Batch, config: RunnableConfig | None = None) -> Batch:
     """Ask ``approve`` about each call in order (sync code); refusals become observations.
 
     With a journal in ``config`` (a durable run), recalled calls are not asked about
     again, and every call waiting for a person raises one :class:`ApprovalPending`.
     """
-    journal = journal_of(config)
-    batch = _recalled(journal, batch)
+    approvals = _Approvals(batch, config)
     if approve is None:
-        return batch
-    refusals: dict[int, Observation] = {}
-    waiting: list[Action] = []
-    for call in batch.calls:
-        answer = journal.decision(call.action) if journal is not None else None
-        if answer is None:
-            try:
-                answer = _ask(approve, call.action)
-            except ApprovalPending:
-                waiting.append(call.action)
-                continue
-            if journal is not None and isinstance(answer, bool | str):
-                journal.decided(call.action, answer)
-        if (verdict := _verdict(call.action, answer)) is not None:
-            refusals[id(call)] = verdict
-    if waiting:
-        raise ApprovalPending(tuple(waiting))
-    return _without(batch, refusals)
+        return approvals.batch
+    for call in approvals.to_ask():
+        try:
+            answer = _ask(approve, call.action)
+        except ApprovalPending:
+            approvals.wait(call)
+            continue
+        if (journal := approvals.keeping(answer)) is not None:
+            journal.decided(call.action, answer)
+        approvals.add(call, answer)
+    return approvals.approved()
 
 
 async def aapproved(
     approve: Approve | None, batch: Batch, config: RunnableConfig | None = None
 ) -> Batch:
     """Async twin of :func:`approved`; a sync approver runs on a thread."""
-    journal = journal_of(config)
-    batch = _recalled(journal, batch)
+    approvals = _Approvals(batch, config)
     if approve is None:
-        return batch
-    refusals: dict[int, Observation] = {}
-    waiting: list[Action] = []
-    for call in batch.calls:
-        answer = journal.decision(call.action) if journal is not None else None
-        if answer is None:
-            try:
-                answer = await _aask(approve, call.action)
-            except ApprovalPending:
-                waiting.append(call.action)
-                continue
-            if journal is not None and isinstance(answer, bool | str):
-                await journal.adecided(call.action, answer)
-        if (verdict := _verdict(call.action, answer)) is not None:
-            refusals[id(call)] = verdict
-    if waiting:
-        raise ApprovalPending(tuple(waiting))
-    return _without(batch, refusals)
+        return approvals.batch
+    for call in approvals.to_ask():
+        try:
+            answer = await _aask(approve, call.action)
+        except ApprovalPending:
+            approvals.wait(call)
+            continue
+        if (journal := approvals.keeping(answer)) is not None:
+            await journal.adecided(call.action, answer)
+        approvals.add(call, answer)
+    return approvals.approved()

@@ -39,10 +39,11 @@ from langchain_core.runnables import RunnableConfig
 
 from .._redact import redact
 from .._shared.messages import message_text
+from .._shared.protocol import ProtocolName
 from ..errors import ErrorClass, Policy
 from ..memory import Fact
 from ..memory.compaction import ANSWER_CALL
-from ..rules.breaker import StopWhy, advance
+from ..rules.breaker import StopWhy, advance, fingerprint, progress_of, stop_error
 from ..rules.gathered import gathered
 from ..rules.policies import DEFAULT_POLICIES
 from ..rules.protocols import JsonTranscript, Transcript
@@ -50,6 +51,7 @@ from ..state import (
     FINAL_ACTION,
     Action,
     AgentState,
+    BreakerState,
     Observation,
     RunError,
     StepRecord,
@@ -91,39 +93,6 @@ def facts_of(observations: tuple[Observation, ...]) -> tuple[Fact, ...]:
     return tuple(_fact(o) for o in observations if o.ok or o.error_class in _RAN_AND_FAILED)
 
 
-def _fingerprint(error: RunError, state: AgentState) -> str:
-    """Equal for the same failure repeated, different for different slips.
-
-    A failed action is known by its call: the same call failing again is the same
-    failure, whether the tool failed again or the repeat was refused as drift. A reply
-    that could not be read is known by what it said: its text and any tool calls
-    that could not be read (native tool calls carry no text).
-    """
-    failed = sorted(o.action.signature() for o in state.observations if not o.ok)
-    if failed:
-        return "calls|" + "|".join(failed)
-    reply = state.reply
-    said = message_text(reply) if reply is not None else ""
-    if reply is not None:
-        said += "".join(f"|{c.get('name')}({c.get('args')})" for c in reply.invalid_tool_calls)
-    return f"{error.error_class.value}|" + " ".join(said.split())[:500]
-
-
-def _results(state: AgentState) -> list[str]:
-    # A call counts once: asking again (a result that changes, a fact the window lost)
-    # is not progress, so only the number of different calls bounds a run's progress.
-    return [o.action.signature() for o in state.observations if o.ok]
-
-
-def _stop_error(error: RunError, why: StopWhy, streak: int, stalled: int) -> RunError:
-    reasons = {
-        "repeated": f"the same failure {streak} times in a row",
-        "stalled": f"{stalled} loops in a row without progress",
-        "drifted": "the model repeated itself again after a nudge",
-    }
-    return dataclasses.replace(error, message=f"{error.message} (stopped: {reasons[why]})")
-
-
 #: Model API failures stop the run; a cut-off reply (``truncated``) is re-asked instead.
 _MODEL_API = frozenset({ErrorClass.LLM_TRANSIENT, ErrorClass.LLM_FATAL})
 #: How a final answer starts in the JSON protocol (a cut one is still the start of an answer).
@@ -141,7 +110,8 @@ class ClassifyError(Stage):
             its answer (``tool.return_direct``), with no further model call.
         checks: the answer checks (``answer_checks``); those that send back run here.
         tools: the agent's tool names (a plan names them; with none, words only answer).
-        json_protocol: how a notice tells the model to answer (JSON's ``final`` or words).
+        protocol: the agent's protocol: how a notice tells the model to answer (JSON's
+            ``final`` action, or words).
     """
 
     name = "classify_error"
@@ -155,14 +125,14 @@ class ClassifyError(Stage):
         return_direct: Collection[str] = (),
         checks: Sequence[AnswerCheck] = DEFAULT_CHECKS,
         tools: Collection[str] = (),
-        json_protocol: bool = True,
+        protocol: ProtocolName = "json",
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
         self.return_direct = frozenset(return_direct)
         self.checks = tuple(checks)
         self.tools = frozenset(tools)
-        self.json_protocol = json_protocol
+        self.protocol: ProtocolName = protocol
         self.max_errors = max_errors
         self.policies = {**DEFAULT_POLICIES, **(policies or {})}
         self.transcript: Transcript = transcript or JsonTranscript()
@@ -211,7 +181,7 @@ class ClassifyError(Stage):
         if by != "direct" and answer.strip():
             judged = judge_answer(
                 state, answer, self.checks, self.tools,
-                json_protocol=self.json_protocol, stage=self.name or "classify_error",
+                json_protocol=self.protocol == "json", stage=self.name or "classify_error",
             )  # fmt: skip
         if judged.notice is not None:
             back = dataclasses.replace(state, notice=judged.notice)
@@ -252,22 +222,40 @@ class ClassifyError(Stage):
             return state
         error = self._loop_error(state)
         steps = (*state.steps, self._record(state, error))
-
         if error is not None and error.error_class in _MODEL_API:
             return dataclasses.replace(state, steps=steps, stop=StopReason.LLM_ERROR, error=error)
+        answered = self._answer(state, steps) if error is None else None
+        if isinstance(answered, AgentState):
+            return answered
+        if answered is not None:  # a plan with nothing done: a failed step, as any other
+            error, steps = answered, (*state.steps, self._record(state, answered))
+        ended = self._acting_ended(state, steps, error)
+        if ended is not None:
+            return ended
+        if error is None and state.notice is not None:
+            return self._sent_back(state, steps)
+        return self._counted(state, steps, error, config)
 
-        final = next((a for a in state.actions if a.is_final), None)
-        direct = _direct_answer(state, self.return_direct) if error is None else None
+    def _answer(
+        self, state: AgentState, steps: tuple[StepRecord, ...]
+    ) -> AgentState | RunError | None:
+        """A loop without error: the answer a ``return_direct`` tool or a final action
+        gave (or sent back for a check), the error of a plan given again with nothing
+        done, or None when the loop gave no answer."""
+        direct = _direct_answer(state, self.return_direct)
         if direct is not None:  # a return_direct tool answered: no further model call
             return self._done(self._answered(state, Action(FINAL_ACTION, direct), steps, "direct"))
-        if final is not None and error is None:
-            answered = self._answered(
-                state, final, steps, "forced" if state.final_only else "final"
-            )
-            if isinstance(answered, AgentState):
-                return answered
-            error = answered  # a plan with nothing done: a failed step, as any other
-            steps = (*state.steps, self._record(state, error))
+        final = next((a for a in state.actions if a.is_final), None)
+        if final is None:
+            return None
+        return self._answered(state, final, steps, "forced" if state.final_only else "final")
+
+    def _acting_ended(
+        self, state: AgentState, steps: tuple[StepRecord, ...], error: RunError | None
+    ) -> AgentState | None:
+        """The stop when a loop without an answer still ends the acting: the model stopped
+        acting (the answer stage writes the answer from the results), or the loop reserved
+        for a final answer brought none (``max_loops``); else None."""
         done = self._done_acting(dataclasses.replace(state, steps=steps), error)
         if done is not None:  # the answer stage writes the answer from the results
             return dataclasses.replace(
@@ -278,28 +266,30 @@ class ClassifyError(Stage):
                 error=error,
                 pending=tuple(self.transcript.messages(state, None)),
             )
+        if not state.final_only:
+            return None
+        message = "the model did not give a final answer on the loop reserved for it"
+        if error is not None:
+            message += f" ({error.error_class.value}: {error.message})"
+        stop_error = RunError(state.loops, self.name or "classify_error", ErrorClass.LIMIT, message)
+        return dataclasses.replace(state, steps=steps, stop=StopReason.MAX_LOOPS, error=stop_error)
 
-        if state.final_only:
-            message = "the model did not give a final answer on the loop reserved for it"
-            if error is not None:
-                message += f" ({error.error_class.value}: {error.message})"
-            stop_error = RunError(
-                state.loops, self.name or "classify_error", ErrorClass.LIMIT, message
-            )
-            return dataclasses.replace(
-                state, steps=steps, stop=StopReason.MAX_LOOPS, error=stop_error
-            )
-
-        if error is None and state.notice is not None:
-            return self._sent_back(state, steps)
+    def _counted(
+        self,
+        state: AgentState,
+        steps: tuple[StepRecord, ...],
+        error: RunError | None,
+        config: RunnableConfig,
+    ) -> AgentState:
+        """A loop that goes on acting: the circuit breaker counts it, the turn it leaves
+        is pending for ``trim_memory``, and the breaker or a policy may stop the run."""
         notice = error.notice if error is not None else None
         if notice is None and error is not None and error.error_class is ErrorClass.FORMAT:
             notice = FORMAT_REPROMPT
-        failure = _fingerprint(error, state) if error is not None else None
         breaker, why = advance(
             state.breaker,
-            failure=failure,
-            results=_results(state),
+            failure=fingerprint(error, state) if error is not None else None,
+            results=progress_of(state),
             # A run's config may set its own max_errors (checked when the run started).
             max_errors=(config.get("configurable") or {}).get("max_errors") or self.max_errors,
             drift=error is not None and error.error_class is ErrorClass.DRIFT,
@@ -315,27 +305,40 @@ class ClassifyError(Stage):
             # success too: the model must read what went wrong to put it right.
             "pending_failed": error is not None or any(not o.ok for o in state.observations),
         }
+        stop = self._breaker_stop(state, error, breaker, why)
+        return dataclasses.replace(state, **changes, **stop)
+
+    def _breaker_stop(
+        self, state: AgentState, error: RunError | None, breaker: BreakerState, why: StopWhy | None
+    ) -> dict[str, Any]:
+        """What the breaker's verdict (``why``) or a ``stop`` policy changes: the stop, its
+        error and what ended the acting. A loop without error only stops for calls that
+        keep returning what the run already has (``drift``)."""
         if error is None:
-            if why is not None:  # calls that only ever return what the run already has
-                changes["stop"] = StopReason.DRIFT
-                changes["finished_by"] = self._drifted(state)
-                changes["error"] = RunError(
+            if why is None:
+                return {}
+            return {
+                "stop": StopReason.DRIFT,
+                "finished_by": self._drifted(state),
+                "error": RunError(
                     state.loops,
                     self.name or "classify_error",
                     ErrorClass.DRIFT,
                     f"{breaker.stalled} loops in a row without a new result",
-                )
-            return dataclasses.replace(state, **changes)
-        changes["error"] = error
+                ),
+            }
         if self.policies.get(error.error_class) is Policy.STOP:
-            changes["stop"] = StopReason.MAX_ERRORS
-        elif why is not None:
-            drift = why == "drifted" or error.error_class is ErrorClass.DRIFT
-            changes["stop"] = StopReason.DRIFT if drift else StopReason.MAX_ERRORS
-            changes["error"] = _stop_error(error, why, breaker.streak, breaker.stalled)
-            if drift:
-                changes["finished_by"] = self._drifted(state)
-        return dataclasses.replace(state, **changes)
+            return {"error": error, "stop": StopReason.MAX_ERRORS}
+        if why is None:
+            return {"error": error}
+        drift = why == "drifted" or error.error_class is ErrorClass.DRIFT
+        changes: dict[str, Any] = {
+            "stop": StopReason.DRIFT if drift else StopReason.MAX_ERRORS,
+            "error": stop_error(error, why, breaker),
+        }
+        if drift:
+            changes["finished_by"] = self._drifted(state)
+        return changes
 
     @staticmethod
     def _done(answered: AgentState | RunError) -> AgentState:

@@ -2,9 +2,10 @@
 
 Models asked for "JSON only" still wrap it in markdown fences, put a sentence
 before or after it, or embed it in prose. :func:`extract_json` tries, in order:
-the whole text, each fenced block, then every ``{`` or ``[`` from left to right
-with a real JSON decoder, and returns the first object or list it can read.
-Failing that, it reads JSON as models write it (a line break inside a string,
+the whole text and each fenced block; a text that ends the way a value closes, as one
+value repaired (its writer finished it and slipped inside); every ``{`` or ``[`` from
+left to right with a real JSON decoder; and returns the first object or list it can
+read. Failing that, it reads JSON as models write it (a line break inside a string,
 Python quotes, trailing commas, a comment after the object: see
 :mod:`lcel_agent.stages._repair`), but only a whole object or list: a reply cut
 off mid-value is never completed into an action. Inside the agent, a reply that
@@ -20,15 +21,16 @@ Works on its own in any chain::
     CleanJson().invoke('```json\\n{"action": "final", "action_input": "hi"}\\n```')
 
 Inside the agent it sets ``state.parsed``, or a ``format`` loop error whose
-message stays out of the model's history. A reply of plain text (no ``{`` at all)
-is the final answer when it is one: once a tool call has succeeded, text that
-carries a fact of the results (a value of one of them the question does not hold:
-see :mod:`lcel_agent.stages._coverage`) answers, tool names and all; small models
-answer in prose once they have their results, and re-prompted, a 1.5B model copied
-the re-prompt instead of its answer (docs/benchmarks.md, "Real models"). Text that
-carries none is thinking aloud ("I need to check the weather first."): it gets the
-prose re-prompt, as prose does before any call succeeded. ``CleanJson(prose_answers=False)``
-re-prompts every time.
+message stays out of the model's history. A reply of plain text (no ``{`` at all) is
+read as words (:mod:`lcel_agent.stages._words`): before any tool call has succeeded it
+is sent back once with the prose re-prompt (an answer in the wrong form, or thinking
+aloud: "I need to check the weather first."); once one has, it is the final answer,
+tool names and all: small models answer in prose once they have their results, and
+re-prompted, a 1.5B model copied the re-prompt instead of its answer
+(docs/benchmarks.md, "Real models"). Whether such an answer is a plan is one of the
+answer checks, made in ``classify_error``; an empty reply with results in hand is an
+empty answer, which the answer stage writes. ``CleanJson(prose_answers=False)`` takes no
+words for an answer: a reply without JSON is a ``format`` error every time.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -88,6 +90,14 @@ def _scan(text: str) -> Any:
     return None
 
 
+def _first(read: Callable[[str], Any], candidates: list[str]) -> Any:
+    """What ``read`` reads of the first candidate it reads anything of (None: of none)."""
+    for candidate in candidates:
+        if (value := read(candidate)) is not None:
+            return value
+    return None
+
+
 def extract_json(text: str) -> dict[str, Any] | list[Any]:
     """Return the first JSON object or list in ``text``.
 
@@ -97,20 +107,15 @@ def extract_json(text: str) -> dict[str, Any] | list[Any]:
     """
     stripped = text.strip().lstrip("\ufeff")
     candidates = [stripped, *(m.group(2).strip() for m in _FENCE.finditer(stripped))]
-    for candidate in candidates:
-        value = _whole(candidate)
-        if value is not None:
+    readers: tuple[Callable[[], Any], ...] = (  # in the order of the module docstring
+        lambda: _first(_whole, candidates),
+        lambda: read_closed_outer(stripped),
+        lambda: _first(_scan, candidates),
+        lambda: read_lenient(stripped),
+    )
+    for read in readers:
+        if (value := read()) is not None:
             return value  # type: ignore[no-any-return]
-    outer = read_closed_outer(stripped)
-    if outer is not None:
-        return outer
-    for candidate in candidates:
-        value = _scan(candidate)
-        if value is not None:
-            return value  # type: ignore[no-any-return]
-    repaired = read_lenient(stripped)
-    if repaired is not None:
-        return repaired
     preview = stripped[:80] + ("…" if len(stripped) > 80 else "")
     raise ActionParseError(
         f"no JSON object or list in the reply: {preview!r}",

@@ -18,11 +18,11 @@ dispatched or taken as the answer; the model is told to answer shorter, and
 where the model's ``max_tokens`` can be bound the next call asks for twice as
 many tokens. Replies are redacted here, once, before any other stage sees them.
 
-A prompt too long for the model is sent once more, strictly smaller (whole turns
-dropped to half the prompt's size, or, when only pinned messages are left, the
-longest of them but the system prompt cut in the middle); when nothing can be
-made smaller the run stops with ``llm_error`` saying why. The loop's retries are the
-only ones: :func:`without_client_retries` turns off the openai client's own.
+A prompt too long for the model is sent once more, strictly smaller (whole turns dropped
+to half the prompt's size, or, when only pinned messages are left, the longest of them
+but the system prompt cut in the middle); when nothing can be made smaller the run stops
+with ``llm_error`` saying why. The loop's retries are the only ones:
+:func:`without_client_retries` turns off the openai client's own.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
@@ -89,8 +89,7 @@ class _OutOfTime(Exception):
 
     def __init__(self, doing: str, cause: BaseException | None = None) -> None:
         super().__init__(doing)
-        self.doing = doing
-        self.cause = cause
+        self.doing, self.cause = doing, cause
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +102,15 @@ class _Plan:
     """The output limit asked for after a cut-off reply, when one was bound."""
     shrunk: bool = False
     """True once the prompt was trimmed after a context overflow."""
+
+
+@dataclass(slots=True)
+class _Rounds:
+    """One model call's rounds: the round to make, the attempts made, when it started."""
+
+    plan: _Plan
+    attempts: list[int] = field(default_factory=lambda: [0])
+    started: float = field(default_factory=time.perf_counter)
 
 
 class CallLLM(Stage):
@@ -265,14 +273,19 @@ class CallLLM(Stage):
             return dataclasses.replace(plan, model=self._model(state), enlarged=None), ""
         return None, ""
 
-    def _after(
-        self, state: AgentState, plan: _Plan, exc: BaseException, attempts: int, started: float
-    ) -> _Plan | AgentState:
-        """After a failed round: the next round, or the state the call ends with."""
-        if isinstance(exc, _OutOfTime):
-            return self._out_of_time(state, exc, attempts, started)
-        following, why = self._next_plan(state, plan, exc)
-        return following or self._failed(state, exc, attempts, started, why)
+    def _after(self, state: AgentState, rounds: _Rounds, reply: Any) -> AgentState | None:
+        """The state the call ends with after a round (``reply``: the reply, or what the round
+        raised), or None with the next round planned."""
+        attempts, started = rounds.attempts[0], rounds.started
+        if not isinstance(reply, BaseException):
+            return self._done(state, rounds.plan, reply, started)
+        if isinstance(reply, _OutOfTime):
+            return self._out_of_time(state, reply, attempts, started)
+        following, why = self._next_plan(state, rounds.plan, reply)
+        if following is None:
+            return self._failed(state, reply, attempts, started, why)
+        rounds.plan = following
+        return None
 
     def _done(self, state: AgentState, plan: _Plan, reply: Any, started: float) -> AgentState:
         message = redact_reply(_as_message(reply))
@@ -365,31 +378,23 @@ class CallLLM(Stage):
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None:
             return state
-        started, attempts = time.perf_counter(), [0]
-        plan = self._first_plan(state)
+        rounds = _Rounds(self._first_plan(state))
         while True:
             try:
-                reply = self._call_sync(state, plan, config, attempts)
+                reply: Any = self._call_sync(state, rounds.plan, config, rounds.attempts)
             except Exception as exc:
-                after = self._after(state, plan, exc, attempts[0], started)
-                if isinstance(after, AgentState):
-                    return after
-                plan = after
-                continue
-            return self._done(state, plan, reply, started)
+                reply = exc
+            if (ended := self._after(state, rounds, reply)) is not None:
+                return ended
 
     async def arun(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None:
             return state
-        started, attempts = time.perf_counter(), [0]
-        plan = self._first_plan(state)
+        rounds = _Rounds(self._first_plan(state))
         while True:
             try:
-                reply = await self._call_async(state, plan, config, attempts)
+                reply: Any = await self._call_async(state, rounds.plan, config, rounds.attempts)
             except Exception as exc:
-                after = self._after(state, plan, exc, attempts[0], started)
-                if isinstance(after, AgentState):
-                    return after
-                plan = after
-                continue
-            return self._done(state, plan, reply, started)
+                reply = exc
+            if (ended := self._after(state, rounds, reply)) is not None:
+                return ended

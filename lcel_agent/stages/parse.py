@@ -228,14 +228,13 @@ def _as_args(value: Any, arguments: Collection[str]) -> dict[str, Any]:
     return {names[0] if len(names) == 1 else "input": value}
 
 
-class ParseAction(Stage):
-    """JSON protocol: ``state.parsed`` → ``state.actions`` (or a value → actions).
+class _ParseStage(Stage):
+    """The ``parse_action`` slot, in either protocol: what both parsers are given.
 
     Args:
         response_format: when set, a final answer that does not fit it is a
             ``format`` loop error telling the model what is wrong.
-        tools: the agent's tool names and each one's argument names, so a tool written
-            with its signature (``get_weather(city)``) is read as that tool.
+        tools: the agent's tool names and each one's argument names.
     """
 
     name = "parse_action"
@@ -250,6 +249,17 @@ class ParseAction(Stage):
         super().__init__(name=name)
         self.response_format = response_format
         self.tools: Mapping[str, Collection[str]] = dict(tools or {})
+
+
+class ParseAction(_ParseStage):
+    """JSON protocol: ``state.parsed`` → ``state.actions`` (or a value → actions).
+
+    Args:
+        response_format: when set, a final answer that does not fit it is a
+            ``format`` loop error telling the model what is wrong.
+        tools: the agent's tool names and each one's argument names, so a tool written
+            with its signature (``get_weather(city)``) is read as that tool.
+    """
 
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         if state.stop is not None or state.loop_error is not None or state.reply is None:
@@ -268,7 +278,7 @@ class ParseAction(Stage):
         return parse_actions(value, self.tools, self.tools)
 
 
-class ParseToolCalls(Stage):
+class ParseToolCalls(_ParseStage):
     """Tool-calling protocol: ``reply.tool_calls`` → ``state.actions``.
 
     Args:
@@ -276,19 +286,6 @@ class ParseToolCalls(Stage):
         tools: the agent's tool names and each one's argument names: a reply whose text
             is a call of one of them, written out, is read as that call.
     """
-
-    name = "parse_action"
-
-    def __init__(
-        self,
-        *,
-        response_format: ResponseFormat | None = None,
-        tools: Mapping[str, Collection[str]] | None = None,
-        name: str | None = None,
-    ) -> None:
-        super().__init__(name=name)
-        self.response_format = response_format
-        self.tools: Mapping[str, Collection[str]] = dict(tools or {})
 
     def run(self, state: AgentState, config: RunnableConfig) -> AgentState:
         reply = state.reply

@@ -14,9 +14,10 @@ import threading
 from collections import deque
 from contextlib import suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, ClassVar, NamedTuple, Self
+from typing import Any, ClassVar, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
+
+from lcel_agent.testing._served import ClosedOnExit
 
 __all__ = ["COMMON_MODES", "Answer", "FakeService", "RecordedRequest"]
 
@@ -62,7 +63,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # request lines carry keys; tests read .requests instead
 
 
-class FakeService:
+class FakeService(ClosedOnExit):
     """The shared machinery: server thread, request log, modes and fault injection."""
 
     MODES: ClassVar[frozenset[str]] = COMMON_MODES
@@ -144,17 +145,6 @@ class FakeService:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # --- request handling ---
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from types import TracebackType
 from typing import Any, Self
 
 from lcel_agent.testing._http import RecordedRequest, _Handler, _HTTPServer
+from lcel_agent.testing._served import ClosedOnExit
 from lcel_agent.testing._usage import Counter, completion_tokens, cut_reply, prompt_tokens
 from lcel_agent.testing.faults import Fault, FaultProfile, FaultSampler, FaultSpec, Latency
 from lcel_agent.testing.policies import Policy, Reply, ReplyLike, ScriptedPolicy, to_reply
@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-class SimulatedOpenAIServer:
+class SimulatedOpenAIServer(ClosedOnExit):
     """An OpenAI-compatible server on ``127.0.0.1`` and a free port, answered by ``policy``.
 
     ``policy`` is a callable ``(messages, tools) -> reply`` (see
@@ -119,14 +119,6 @@ class SimulatedOpenAIServer:
 
     def __enter__(self) -> Self:
         return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     @property
     def url(self) -> str:

@@ -15,6 +15,7 @@ its schema still shows one clean string field::
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 from langchain_core.tools import BaseTool
@@ -27,6 +28,7 @@ __all__ = [
     "SingleArgInput",
     "SingleArgTool",
     "coerce_single_arg",
+    "text_problem",
     "validation_error_text",
 ]
 
@@ -124,3 +126,17 @@ class SingleArgTool(BaseTool):
         if not (isinstance(schema, type) and issubclass(schema, SingleArgInput)):
             raise TypeError(f"{type(self).__name__}.args_schema must be a SingleArgInput")
         return (), schema.model_validate(tool_input).model_dump()
+
+
+def text_problem(text: str, what: str, max_chars: int, hint: str) -> str | None:
+    """The ``ERROR:`` text when a one-string tool's argument cannot be one: empty, longer
+    than ``max_chars``, or holding control characters (None: it may be). ``what`` names
+    the argument ("the city"); ``hint`` says what to give instead of an empty or too long
+    one."""
+    if not text:
+        return f"ERROR: {what} is empty: {hint}"
+    if len(text) > max_chars:
+        return f"ERROR: {what} is too long ({len(text)} characters, at most {max_chars}): {hint}"
+    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in text):
+        return f"ERROR: {what} contains control characters"
+    return None

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import unicodedata
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
 import requests
 from pydantic import Field
 
-from lcel_agent.tools._args import SingleArgInput
+from lcel_agent.tools._args import SingleArgInput, text_problem
 from lcel_agent.tools._http import BROWSER_USER_AGENT, HttpTool, fetch
 
 __all__ = [
@@ -125,13 +124,7 @@ def parse_results(
 
 
 def _check_query(query: str) -> str | None:
-    if not query:
-        return "ERROR: the search query is empty"
-    if len(query) > _MAX_QUERY_CHARS:
-        return f"ERROR: the search query is too long ({len(query)} characters, at most 200)"
-    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in query):
-        return "ERROR: the search query contains control characters"
-    return None
+    return text_problem(query, "the search query", _MAX_QUERY_CHARS, "give a few words to search")
 
 
 def _decode(response: requests.Response) -> str:

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from typing import Any
 
 import requests
 from pydantic import Field
 
 from lcel_agent._redact import redact, register_secret
-from lcel_agent.tools._args import SingleArgInput
+from lcel_agent.tools._args import SingleArgInput, text_problem
 from lcel_agent.tools._http import USER_AGENT, HttpTool, fetch
 
 __all__ = ["DEFAULT_AMAP_BASE_URL", "WeatherInput", "WeatherTool", "get_weather"]
@@ -59,12 +58,9 @@ class WeatherInput(SingleArgInput):
 
 def _check_city(city: str) -> str | None:
     """Return an ``ERROR:`` text if ``city`` cannot be a Chinese city name or adcode."""
-    if not city:
-        return "ERROR: the city is empty: give a Chinese city name such as 北京"
-    if len(city) > _MAX_CITY_CHARS:
-        return f"ERROR: the city is too long ({len(city)} characters): give one city name"
-    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in city):
-        return "ERROR: the city contains control characters"
+    hint = "give one Chinese city name such as 北京"
+    if problem := text_problem(city, "the city", _MAX_CITY_CHARS, hint):
+        return problem
     if _ADCODE.fullmatch(city) or _CITY_CHARS.fullmatch(city):
         return None
     if not any(_CITY_CHARS.fullmatch(ch) for ch in city):

@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
 from lcel_agent import SlidingWindowMemory, StopReason, create_agent
-from lcel_agent.agent._create import DEFAULT_WINDOW, OWN_PROMPT_SHARE
+from lcel_agent.agent._parts import DEFAULT_WINDOW, OWN_PROMPT_SHARE
 from lcel_agent.memory.counters import count_message, resolve_counter
 from lcel_agent.testing import FunctionChatModel
 from lcel_agent.tools import get_weather, search_baidu

@@ -271,7 +271,7 @@ def test_each_loop_run_carries_its_own_loop_tag(run, weather, act):
 def test_the_quiet_loop_is_taken_exactly_when_nobody_listens(
     run, weather, act, monkeypatch, listening
 ):
-    from lcel_agent.loop import _driver as loop
+    from lcel_agent.loop import _one_loop as loop
 
     taken: list[int] = []
     quiet, aquiet = loop.quiet_loop, loop.aquiet_loop

@@ -1,11 +1,12 @@
 """Answer mode, for any run driver: text while the model writes, the rest at the end.
 
-The loop hands over a ``drive(tap)`` function that runs the whole run with the
-tap attached to ``call_llm`` and yields its events, the result last.
-:func:`answer_stream` runs it on a thread (:func:`~lcel_agent.loop.streaming.pump`),
-yields the answer text as the tap hands it over, then whatever of the answer
-the model did not stream (an answer that was not a plain string, a model that
-cannot stream, a ``return_direct`` result): the text joined is the answer.
+The loop hands over a ``drive(listener)`` function that runs the whole run with the
+:class:`~.listener.AnswerListener` attached to ``call_llm`` and ``answer`` and yields its
+events, the result last. :func:`answer_stream` runs it on a thread
+(:func:`~lcel_agent.loop.streaming.pump`), yields the answer text as the listener hands
+it over, then whatever of the answer the model did not stream (an answer that was not
+a plain string, a model that cannot stream, a ``return_direct`` result): the text joined
+is the answer.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from typing import Any
 
+from ..._shared.protocol import ProtocolName
 from ...conversation.outputs import answer_text
 from ...state import AgentResult
+from .listener import AnswerListener
 from .pump import apump, pump
-from .tap import AnswerTap
 
 __all__ = ["aanswer_stream", "answer_stream", "rest_of_answer"]
 
@@ -47,13 +49,16 @@ def _last(events: Iterator[Any]) -> AgentResult:
 
 
 def answer_stream(
-    drive: Callable[[AnswerTap | None], Iterator[Any]], *, native: bool, whole: bool
+    drive: Callable[[AnswerListener | None], Iterator[Any]],
+    *,
+    protocol: ProtocolName,
+    whole: bool,
 ) -> Generator[str, None, AgentResult]:
     """Yield the answer's text; return the run's result.
 
     Args:
-        drive: runs the run with a tap (or None) and yields its events, the result last.
-        native: the tool-calling protocol (else the JSON protocol).
+        drive: runs the run with a listener (or None) and yields its events, the result last.
+        protocol: the agent's protocol (how the acting model's replies read).
         whole: emit the answer only at the end (a structured answer is checked first).
     """
     streamed: list[str] = []
@@ -61,30 +66,30 @@ def answer_stream(
     if whole:
         result = _last(drive(None))
     else:
-        tap = AnswerTap(lambda _: None, native=native)
+        listener = AnswerListener(lambda _: None, protocol=protocol)
 
         def produce(emit: Callable[[str], None]) -> AgentResult:
-            tap.sink = emit
-            return _last(drive(tap))
+            listener.sink = emit
+            return _last(drive(listener))
 
-        result = yield from pump(produce, on_close=lambda: setattr(tap, "closed", True))
-        streamed, held = tap.loop_text, tap.held
+        result = yield from pump(produce, on_close=lambda: setattr(listener, "closed", True))
+        streamed, held = listener.loop_text, listener.held
     yield from _pieces(result, streamed, held)
     return result
 
 
 async def aanswer_stream(
-    drive: Callable[[AnswerTap | None], AsyncIterator[Any]],
+    drive: Callable[[AnswerListener | None], AsyncIterator[Any]],
     out: list[AgentResult],
     *,
-    native: bool,
+    protocol: ProtocolName,
     whole: bool,
 ) -> AsyncIterator[str]:
     """Async twin of :func:`answer_stream`; the result goes into ``out``."""
 
-    async def last(tap: AnswerTap | None) -> AgentResult:
+    async def last(listener: AnswerListener | None) -> AgentResult:
         last_event: Any = None
-        async for event in drive(tap):
+        async for event in drive(listener):
             last_event = event
         assert isinstance(last_event, AgentResult)
         return last_event
@@ -94,14 +99,14 @@ async def aanswer_stream(
     if whole:
         out.append(await last(None))
     else:
-        tap = AnswerTap(lambda _: None, native=native)
+        listener = AnswerListener(lambda _: None, protocol=protocol)
 
         async def produce(emit: Callable[[str], None]) -> AgentResult:
-            tap.sink = emit
-            return await last(tap)
+            listener.sink = emit
+            return await last(listener)
 
         async for text in apump(produce, out):
             yield text
-        streamed, held = tap.loop_text, tap.held
+        streamed, held = listener.loop_text, listener.held
     for piece in _pieces(out[0], streamed, held):
         yield piece

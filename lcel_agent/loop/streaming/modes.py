@@ -27,14 +27,14 @@ from ...conversation.outputs import loop_messages
 from ...errors import ConfigurationError
 from ...state import AgentResult, StepRecord
 
-__all__ = ["MODES", "ModeView", "StreamMode", "check_mode", "joined"]
+__all__ = ["MODES", "ModeView", "StreamMode", "check_mode", "input_of_chunks"]
 
 #: ``stream_mode`` values: the loop's records, the answer's text, or LangGraph's three.
 StreamMode = Literal["steps", "answer", "messages", "updates", "values"]
 MODES: tuple[str, ...] = ("steps", "answer", "messages", "updates", "values")
 
 
-def joined(chunks: Iterator[Any]) -> Any:
+def input_of_chunks(chunks: Iterator[Any]) -> Any:
     """One input from a stream of chunks: added up where they add (text), else the last."""
     value: Any = None
     for chunk in chunks:

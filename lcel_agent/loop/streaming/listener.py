@@ -3,7 +3,7 @@
 Chat models stream under ``invoke`` when a handler of langchain-core's
 streaming kind (the ``tap_output_iter``/``tap_output_aiter`` pair that
 ``astream_events`` uses) is attached to their run. The loop attaches an
-:class:`AnswerTap` to the ``call_llm`` and ``answer`` stages only (so a tool that
+:class:`AnswerListener` to the ``call_llm`` and ``answer`` stages only (so a tool that
 calls a model of its own streams nothing here) and gives it a ``sink`` for the
 text. Each model run (a retry is a new run) gets a fresh reader: :class:`JsonAnswerReader`
 for the JSON protocol, :class:`TextAnswerReader` for the tool-calling protocol and
@@ -11,7 +11,7 @@ for the answer stage's text requests.
 
 Once tools have succeeded, the acting model's answer may still be replaced by the
 answer stage's: the loop then *holds* it (``begin_loop(hold=True)``): its text is read
-as it comes but kept in :attr:`AnswerTap.held`, and sent, in the pieces it came in,
+as it comes but kept in :attr:`AnswerListener.held`, and sent, in the pieces it came in,
 once the answer stage has let it stand (a stream must not show an answer it then
 replaces). The answer stage's own replies stream as they are written, words only
 (:mod:`.words`): a text reply's words, and a reply held to its lines schema line by
@@ -31,10 +31,11 @@ from langchain_core.callbacks import BaseCallbackHandler
 # what makes chat models stream under invoke on both (astream_events does the same).
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
+from ..._shared.protocol import ProtocolName
 from .json_answer import JsonAnswerReader
 from .words import FieldsReader, WordsReader
 
-__all__ = ["AnswerReader", "AnswerTap", "TextAnswerReader"]
+__all__ = ["AnswerListener", "AnswerReader", "TextAnswerReader"]
 
 T = TypeVar("T")
 
@@ -71,20 +72,20 @@ def _text(token: Any) -> str:
     return ""
 
 
-class AnswerTap(BaseCallbackHandler, _StreamingCallbackHandler):  # type: ignore[misc,type-arg]
+class AnswerListener(BaseCallbackHandler, _StreamingCallbackHandler):  # type: ignore[misc,type-arg]
     """Collects the answer text of the model's streamed replies and hands it to ``sink``.
 
     Args:
         sink: called with each piece of answer text, in order.
-        native: True for the tool-calling protocol, False for the JSON protocol.
+        protocol: the agent's protocol: it decides how the acting model's replies read.
     """
 
     run_inline = True  # in async runs too: called in order, on the event loop
 
-    def __init__(self, sink: Callable[[str], None], *, native: bool) -> None:
+    def __init__(self, sink: Callable[[str], None], *, protocol: ProtocolName) -> None:
         self.sink = sink
         """Where the answer text goes (the loop sets it when the run starts)."""
-        self._native = native
+        self._protocol = protocol
         self._readers: dict[UUID, AnswerReader] = {}
         self.loop_text: list[str] = []
         """The answer text emitted during the current loop."""
@@ -106,13 +107,13 @@ class AnswerTap(BaseCallbackHandler, _StreamingCallbackHandler):  # type: ignore
         self.held = []
         self._hold = hold
 
-    def writing(self, line: Callable[[str, str], str | None] | None = None) -> AnswerTap:
-        """The tap as the answer stage's models see it: words only (see the module doc).
+    def writing(self, line: Callable[[str, str], str | None] | None = None) -> AnswerListener:
+        """The listener as the answer stage's models see it: words only (see the module doc).
 
         ``line(key, value)`` formats a field of a schema-held reply as the stage delivers
         it; without it such replies are sent whole at the end.
         """
-        twin = AnswerTap(self._send_written, native=True)
+        twin = AnswerListener(self._send_written, protocol=self._protocol)
         twin.loop_text = self.loop_text  # the same list: one record of what the loop sent
         twin._writing = True
         twin._line = line
@@ -132,7 +133,8 @@ class AnswerTap(BaseCallbackHandler, _StreamingCallbackHandler):  # type: ignore
                 return
             self._readers[run_id] = WordsReader()
             return
-        self._readers[run_id] = TextAnswerReader() if self._native else JsonAnswerReader()
+        json = self._protocol == "json"
+        self._readers[run_id] = JsonAnswerReader() if json else TextAnswerReader()
 
     def on_llm_new_token(
         self, token: Any, *, chunk: Any = None, run_id: UUID, **kwargs: Any
