@@ -36,7 +36,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from ..._redact import redact
 from ..._shared.messages import message_text
 from ...errors import ActionParseError, ErrorClass
-from ...rules.gathered import gathered
+from ...rules.gathered import Result, gathered
 from ...rules.limits import Limits, run_limits
 from ...rules.structured import ResponseFormat
 from ...state import AgentState, AnswerRecord, Repair, StopReason, Trigger
