@@ -122,6 +122,26 @@ def show(result: AgentResult, args: argparse.Namespace, facts: Sequence[str], sh
                   None, None, shown)  # fmt: skip
 
 
+def _result_of(
+    events: Iterator[Any],
+    steps: list[StepRecord],
+    on_step: Callable[[StepRecord], None] = lambda step: None,
+) -> AgentResult:
+    """Read the run's stream: each loop's record kept in ``steps`` (and shown by
+    ``on_step``) as it comes, the result at the end; signals are settled once it is in."""
+    result: AgentResult | None = None
+    for event in events:
+        if isinstance(event, StepRecord):
+            steps.append(event)
+            on_step(event)
+        elif isinstance(event, AgentResult):
+            result = event
+            settle()
+    if result is None:
+        raise RuntimeError("the agent's stream ended without a result")
+    return result
+
+
 def _drive(
     stream: Callable[[RunnableConfig], Iterator[Any]],
     args: argparse.Namespace,
@@ -133,16 +153,8 @@ def _drive(
     llm_retries: int | None,
     shown: Shown,
 ) -> int:
-    result: AgentResult | None = None
     if args.json:
-        for event in stream(RunnableConfig()):
-            if isinstance(event, StepRecord):
-                steps.append(event)
-            elif isinstance(event, AgentResult):
-                result = event
-                settle()
-        if result is None:
-            raise RuntimeError("the agent's stream ended without a result")
+        result = _result_of(stream(RunnableConfig()), steps)
         data = {**shown.fields, **result.to_dict()}
         print(redact(json.dumps(data, ensure_ascii=False, indent=2)), flush=True)
         for line in [*_write_report(result, args.report), *shown.notes(result)]:
@@ -156,15 +168,7 @@ def _drive(
     )
     display.header(task, facts)
     with display.live() as watch:
-        for event in stream(RunnableConfig(callbacks=[watch])):
-            if isinstance(event, StepRecord):
-                steps.append(event)
-                display.step(event)
-            elif isinstance(event, AgentResult):
-                result = event
-                settle()
-    if result is None:
-        raise RuntimeError("the agent's stream ended without a result")
+        result = _result_of(stream(RunnableConfig(callbacks=[watch])), steps, display.step)
     notes = [redact(line) for line in shown.notes(result)]
     display.result(result, [*extra(), *_write_report(result, args.report), *notes])
     return EXIT_CODES[result.stop_reason]

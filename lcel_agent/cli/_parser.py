@@ -161,10 +161,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-errors", type=positive_int, default=2, metavar="N",
                         help="the same failure this many times in a row stops the run, "
                              "and twice this many loops without progress (default 2)")  # fmt: skip
-    parser.add_argument("--json", action="store_true",
-                        help="print the result as JSON only (no live trace), for scripts")  # fmt: skip
-    parser.add_argument("--report", type=Path, default=None, metavar="PATH",
-                        help="also write the run as a self-contained HTML report to PATH")  # fmt: skip
+    _result_output(parser, "also write the run as a self-contained HTML report to PATH")
     parser.add_argument("--confirm", action="store_true",
                         help="ask y/n on the terminal before each tool call runs")  # fmt: skip
 
@@ -253,6 +250,13 @@ def _store(parser: argparse.ArgumentParser, help: str, *, required: bool = False
                         "them too")  # fmt: skip
 
 
+def _result_output(parser: argparse.ArgumentParser, report: str) -> None:
+    """``--json`` and ``--report PATH``: how a run's result is given (``run``, ``resume``)."""
+    parser.add_argument("--json", action="store_true",
+                        help="print the result as JSON only (no live trace), for scripts")  # fmt: skip
+    parser.add_argument("--report", type=Path, default=None, metavar="PATH", help=report)
+
+
 def _base_url(parser: argparse.ArgumentParser, when: str) -> None:
     parser.add_argument("--base-url", type=base_url, default=None, metavar="URL",
                         help="an OpenAI-compatible endpoint, e.g. a local model's "
@@ -287,10 +291,7 @@ def _resumable(commands: argparse._SubParsersAction[Any]) -> None:
     resume.add_argument("--max-loops", type=positive_int, default=None, metavar="N",
                         help="most model calls of the whole run from now on (default: the "
                         "run's own); raise it to let a run go on")  # fmt: skip
-    resume.add_argument("--json", action="store_true",
-                        help="print the result as JSON only (no live trace), for scripts")  # fmt: skip
-    resume.add_argument("--report", type=Path, default=None, metavar="PATH",
-                        help="also write the whole run as a self-contained HTML report")  # fmt: skip
+    _result_output(resume, "also write the whole run as a self-contained HTML report")
     _base_url(resume, "(default: the run's own, else OPENAI_BASE_URL)")
     threads = new_parser(
         commands, "threads", "list the runs a checkpoint STORE holds", _THREADS_EPILOG

@@ -27,21 +27,22 @@ __all__ = [
 ]
 
 
-def _number(text: str, kind: Callable[[str], float], what: str) -> float:
+def _number(
+    text: str, kind: Callable[[str], float], what: str, ok: Callable[[float], bool] = math.isfinite
+) -> float:
+    """``text`` read by ``kind``; argparse's error saying ``what`` was expected unless the
+    value is finite and ``ok``."""
     try:
         value = kind(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-    if not math.isfinite(value):
+    if not (math.isfinite(value) and ok(value)):
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
     return value
 
 
 def positive_int(text: str) -> int:
-    value = int(_number(text, int, "a whole number >= 1"))
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
+    return int(_number(text, int, "a whole number >= 1", lambda v: v >= 1))
 
 
 def any_int(text: str) -> int:
@@ -49,40 +50,25 @@ def any_int(text: str) -> int:
 
 
 def positive_float(text: str) -> float:
-    value = _number(text, float, "a number > 0")
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
-    return value
+    return _number(text, float, "a number > 0", lambda v: v > 0)
 
 
 def scale(text: str) -> float:
-    value = _number(text, float, "a number >= 0")
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
+    return _number(text, float, "a number >= 0", lambda v: v >= 0)
 
 
 def rate(text: str) -> float:
-    value = _number(text, float, "a rate within 0..1")
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a rate within 0..1, got {text!r}")
-    return value
+    return _number(text, float, "a rate within 0..1", lambda v: 0 <= v <= 1)
 
 
 def temperature(text: str) -> float:
     # OpenAI-compatible APIs accept 0..2 and answer anything else with a 400 mid-run.
-    value = _number(text, float, "a temperature within 0..2")
-    if not 0 <= value <= 2:
-        raise argparse.ArgumentTypeError(f"expected a temperature within 0..2, got {text!r}")
-    return value
+    return _number(text, float, "a temperature within 0..2", lambda v: 0 <= v <= 2)
 
 
 def per_minute(text: str) -> float:
     """A rate per minute: a number > 0."""
-    value = _number(text, float, "a number per minute > 0")
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number per minute > 0, got {text!r}")
-    return value
+    return _number(text, float, "a number per minute > 0", lambda v: v > 0)
 
 
 def base_url(text: str) -> str:
