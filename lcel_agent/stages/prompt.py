@@ -12,7 +12,8 @@ the tools' names, descriptions and schemas.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import json
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -29,23 +30,44 @@ __all__ = ["AssemblePrompt", "build_system_prompt", "tool_arguments", "tool_sign
 
 def tool_arguments(tool: BaseTool) -> dict[str, Any]:
     """The arguments the model fills in, name -> JSON schema (injected ones are not shown)."""
+    return dict(_parameters(tool).get("properties") or {})
+
+
+def _parameters(tool: BaseTool) -> dict[str, Any]:
     # The same schema bind_tools sends: built from tool_call_schema, on every stack.
-    parameters = convert_to_openai_tool(tool)["function"].get("parameters") or {}
-    return dict(parameters.get("properties") or {})
+    return dict(convert_to_openai_tool(tool)["function"].get("parameters") or {})
+
+
+#: An ``enum`` longer than this is shown by its type alone (the line is paid on every call).
+_ENUM_SHOWN = 8
 
 
 def _is_single_string(arguments: dict[str, Any]) -> bool:
     return len(arguments) == 1 and next(iter(arguments.values())).get("type", "string") == "string"
 
 
-def _input(arguments: dict[str, Any]) -> str:
-    """How a tool's input reads in its line: one string's name and meaning, else the object."""
+def _input(arguments: dict[str, Any], required: Collection[str]) -> str:
+    """How a tool's input reads in its line: one string's name and meaning, else the object,
+    each argument with its type or its allowed values, and ``optional`` where it may be left
+    out (measured on BFCL's even entries: a model shown only types fills every argument,
+    inventing values for the optional ones)."""
     if _is_single_string(arguments):
         ((field, spec),) = arguments.items()
         described = " ".join(str(spec.get("description") or "").split())
         return f"{field} ({described})" if described else field
-    inside = ", ".join(f'"{name}": <{spec.get("type", "any")}>' for name, spec in arguments.items())
+    inside = ", ".join(
+        f'"{name}": <{_kind(spec)}{"" if name in required else ", optional"}>'
+        for name, spec in arguments.items()
+    )
     return "{" + inside + "}"
+
+
+def _kind(spec: dict[str, Any]) -> str:
+    """An argument's allowed values (a short ``enum``), else its type."""
+    allowed = spec.get("enum")
+    if isinstance(allowed, list) and 0 < len(allowed) <= _ENUM_SHOWN:
+        return " | ".join(json.dumps(value, ensure_ascii=False) for value in allowed)
+    return str(spec.get("type", "any"))
 
 
 def tool_signature(tool: BaseTool) -> str:
@@ -53,8 +75,11 @@ def tool_signature(tool: BaseTool) -> str:
     description = " ".join((tool.description or "").split())
     if description and description[-1] not in ".。!！?？":
         description += "."
+    parameters = _parameters(tool)
+    arguments = dict(parameters.get("properties") or {})
+    required = set(parameters.get("required") or ())
     return texts.JSON_TOOL.format(
-        name=tool.name, description=description, input=_input(tool_arguments(tool))
+        name=tool.name, description=description, input=_input(arguments, required)
     )
 
 
