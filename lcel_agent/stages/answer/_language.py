@@ -66,6 +66,12 @@ _LATIN_READ = frozenset({"en", "fr", "de", "es", "pt", "it"})
 #: Below this many letters a Latin or Cyrillic text is not placed (identifiers guess).
 MIN_LETTERS = 10
 _MIN_PROBABILITY = 0.5
+#: py3langid 0.2's older model (the only one numpy < 2 allows, so the one on the article's
+#: stack) is sure and wrong on short Turkish, Indonesian, Ukrainian and Swahili questions
+#: (German 0.94-0.98, Italian 0.64, Russian 0.9988): with it only a near-certain guess places
+#: a text, and the rest is not read (the model's words stand).
+_OLD_MODEL_MIN_PROBABILITY = 0.999
+_min_probability = _MIN_PROBABILITY
 # Latin letters of the six read Latin-script languages; any other one names another language.
 _LATIN_OK = frozenset("abcdefghijklmnopqrstuvwxyzàâäæçéèêëîïôöœùûüÿßáíñóúãõìò")
 # Cyrillic letters Russian never writes (Ukrainian, Belarusian, Serbian, Kazakh, ...).
@@ -142,8 +148,22 @@ def _model() -> Any:
             if _identifier is None:
                 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-                _identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+                # py3langid 0.3+ needs numpy 2, which the article's stack (langchain 0.3.7)
+                # refuses: there pip gives 0.2.2, whose loader has the older name.
+                load = getattr(LanguageIdentifier, "from_model_file", None)
+                if load is None:
+                    global _min_probability
+                    load = LanguageIdentifier.from_pickled_model
+                    _min_probability = _OLD_MODEL_MIN_PROBABILITY
+                _identifier = load(MODEL_FILE, norm_probs=True)
     return _identifier
+
+
+def older_model() -> bool:
+    """Whether the identifier is py3langid 0.2's older model (numpy < 2: the article's
+    stack), with which fewer texts are placed (see ``_OLD_MODEL_MIN_PROBABILITY``)."""
+    _model()
+    return _min_probability != _MIN_PROBABILITY
 
 
 def _identify(text: str) -> tuple[str, float]:
@@ -183,10 +203,10 @@ def language_of(text: str) -> str | None:
     if script == "cyrillic":
         if _BULGARIAN.search(lowered):
             return None
-        sure = language == "ru" and probability >= _MIN_PROBABILITY
+        sure = language == "ru" and probability >= _min_probability
         likely = language in ("ru", "bg", "uk") and _RUSSIAN.search(lowered) is not None
         return "ru" if sure or likely else None
-    if probability >= _MIN_PROBABILITY and language in _LATIN_READ:
+    if probability >= _min_probability and language in _LATIN_READ:
         return language
     return None
 
@@ -269,7 +289,7 @@ def _identified(text: str, script: str) -> dict[str, float]:
 
 
 def _sure(ranked: dict[str, float], language: str) -> bool:
-    return ranked.get(language, 0.0) >= _MIN_PROBABILITY
+    return ranked.get(language, 0.0) >= _min_probability
 
 
 def _latin(text: str, letters: list[str]) -> str | None:
