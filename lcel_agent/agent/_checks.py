@@ -17,13 +17,13 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import SecretStr
 
-from .._numbers import positive_int, positive_number
 from .._redact import MIN_SECRET_LEN
 from .._shared.protocol import PROTOCOLS, ProtocolName
 from ..durable import check_checkpointer
 from ..errors import ConfigurationError, ErrorClass, Policy
 from ..memory import SlidingWindowMemory
 from ..rules.limits import Limits
+from ..rules.numbers import positive_int, positive_number
 from ..rules.policies import resolve_policies
 from ..rules.structured import ResponseFormat
 from ..stages import STAGE_NAMES

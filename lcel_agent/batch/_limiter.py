@@ -36,8 +36,8 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 
-from .._numbers import positive_number
 from ..memory.counters import count_message, estimate_tokens
+from ..rules.numbers import positive_number
 
 __all__ = [
     "AsyncRateLimitCallback",

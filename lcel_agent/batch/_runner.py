@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, ParamSpec, Protocol, runtime_checkable
 
-from .._numbers import positive_int
 from ..errors import ConfigurationError
+from ..rules.numbers import positive_int
 from ._items import AgentFactory, Item, check_factory, iter_items
 from ._limiter import check_rate
 from ._local import Executor, LocalExecutor, WorkerLost

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 __all__ = ["positive_int", "positive_number"]
 
