@@ -69,7 +69,9 @@ TOOLS = ["get_weather", "search_baidu", "read"]
      "Je vais maintenant vérifier la météo à Shanghai.", "Сейчас я проверю погоду.",
      "次に上海の天気を確認します。", "Ich werde jetzt das Wetter prüfen.",
      "get_weather(上海)", "get_weather: 上海", "Next I need search_baidu.", "Let me `read` it.",
-     "Let me think about what to do next."],
+     "Let me think about what to do next.", "Je vérifierai la météo à Lyon.",
+     "Buscaré los horarios de los trenes.", "Verificarei o tempo em Lisboa.",
+     "Ich schaue gleich im Fahrplan nach."],
 )  # fmt: skip
 def test_a_plan(text):
     assert is_plan(text, TOOLS, called={"get_weather"})
@@ -79,7 +81,9 @@ def test_a_plan(text):
     "text",
     ["北京今天晴，29℃。", "Yes - Paris is warmer than London right now.", "DONE",
      "I've sent the email to Bob.", "Let me know if you need anything else.",
-     "I read the file: it has 42 lines.", "The weather tool says Paris is sunny."],
+     "I read the file: it has 42 lines.", "The weather tool says Paris is sunny.",
+     "Ho controllato: il treno parte alle 8.", "Controllerò anche Roma?",
+     "Ich habe im Fahrplan nachgesehen: der Zug fährt um 8."],
 )  # fmt: skip
 def test_not_a_plan(text):
     assert not is_plan(text, TOOLS, called={"get_weather"})

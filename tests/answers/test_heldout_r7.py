@@ -51,18 +51,13 @@ SCRIPTS = {
 
 #: Cases the rules get wrong, each with what it did (a key is an id, or ``id[protocol]``
 #: where only some protocols miss). Strict: the day a rule reads one, it must go.
+#: The two plan cases it first missed (Italian "Controllerò ...", German "ich sehe ... nach")
+#: were then read by a general rule (an act verb's first-person future, German's present for
+#: it): they are no longer held out.
 KNOWN_MISSES: dict[str, str] = {
     "r7-it-tickets-omits": (
         "Bologna asked and dropped (the answer carries only Verona's 4.210 and the shared 5.000):"
         " the answer stands as the model's, no repair, nothing unused"
-    ),
-    "r7-it-train-plan-stops": (
-        "the Italian plan 'Controllerò ... e ti farò sapere' is not read as a plan: the run ends"
-        " final with the plan as its output, no breaker"
-    ),
-    "r7-de-calendar-plan-stops": (
-        "the German plan 'Einen Moment, ich sehe im Kalender ... nach' (present for the future)"
-        " is not read as a plan: the run ends final with the plan as its output, no breaker"
     ),
 }
 

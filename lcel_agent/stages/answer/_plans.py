@@ -64,6 +64,17 @@ _ACT = (
     r"|調べ|検索|確認|呼び出|取得|使用"
     r"|검색|확인|조회|호출|사용"
 )
+# An act verb in the first person of the future, or German's present for the future
+# ("ich sehe ... nach"): a plan on its own, with no intent word beside it.
+_ACTS_NEXT = (
+    r"\b(?:controllerò|verificherò|cercherò|userò|utilizzerò|chiamerò|consulterò|guarderò|"
+    r"vedrò|leggerò|aprirò|calcolerò|recupererò|"
+    r"je (?:vérifierai|chercherai|consulterai|regarderai|calculerai)|j'(?:appellerai|utiliserai)|"
+    r"comprobaré|verificaré|buscaré|consultaré|usaré|llamaré|revisaré|miraré|averiguaré|"
+    r"calcularé|verificarei|procurarei|consultarei|usarei|chamarei|pesquisarei|calcularei|"
+    r"ich (?:prüfe|suche|(?:sehe|schaue|schau|frage|rufe)\b[^.!?]{0,80}\b(?:nach|ab|auf)))\b"
+)
+_ACTS_NEXT_RE = re.compile(_ACTS_NEXT, re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?。！？\n])")
 _INTENT_RE = re.compile(_INTENT, re.IGNORECASE)
 _ACT_RE = re.compile(_ACT, re.IGNORECASE)
@@ -162,8 +173,10 @@ def is_plan(
     if not tools:
         return False  # nothing to plan
     if _read(stripped, question) and any(
-        _INTENT_RE.search(sentence) is not None and _ACT_RE.search(sentence) is not None
+        (_INTENT_RE.search(sentence) is not None and _ACT_RE.search(sentence) is not None)
+        or _ACTS_NEXT_RE.search(sentence) is not None
         for sentence in _SENTENCES.split(stripped)
+        if not sentence.strip().endswith(_QUESTION_MARKS)
     ):
         return True
     # The plan languages; in any other the words are not read, and they stand.
