@@ -19,45 +19,13 @@ from answers_support import (
     FITTING,
     HELDOUT,
     READ_LANGUAGES,
-    Script,
     load_cases,
-    play,
-    protocols_of,
 )
-
-from lcel_agent import AgentResult
 
 FRESH = load_cases("heldout_fresh.jsonl")
 
-RUNS = [
-    pytest.param(case, protocol, id=f"{case['id']}[{protocol}]")
-    for case in FRESH
-    for protocol in protocols_of(case)
-]
-KEPT_UNREAD = [
-    pytest.param(case, protocol, id=f"{case['id']}[{protocol}]")
-    for case in FRESH
-    if case["expect"] == "kept" and case["lang"] not in READ_LANGUAGES
-    for protocol in protocols_of(case)
-]
-ENDINGS = {
-    "kept": heldout._kept,
-    "sent_back": heldout._kept,
-    "rewritten": heldout._rewritten,
-    "plan_stops": heldout._plan_stops,
-    "oversized": heldout._oversized,
-    "stopped_with_answer": heldout._stopped_with_answer,
-}
-
-_played: dict[tuple[str, str], tuple[AgentResult, Script, list[Any]]] = {}
-
-
-def _play(case: dict[str, Any], protocol: str) -> tuple[AgentResult, Script, list[Any]]:
-    """One run per case and protocol, shared by the tests that look at it."""
-    key = (case["id"], protocol)
-    if key not in _played:
-        _played[key] = play(case, protocol)
-    return _played[key]
+RUNS = heldout.runs(FRESH, {})
+KEPT_UNREAD = heldout.kept_unread(FRESH)
 
 
 def test_every_fresh_case_says_its_language():
@@ -77,7 +45,7 @@ def test_the_fresh_set_is_what_the_issue_asks():
     unread = Counter(c["lang"] for c in FRESH if c["lang"] not in READ_LANGUAGES)
     assert sum(unread.values()) >= 40
     assert len(unread) >= 8
-    assert {c["expect"] for c in FRESH} == set(ENDINGS)
+    assert {c["expect"] for c in FRESH} == heldout.KINDS
     # Most answers are right, as in real use.
     assert sum(c["expect"] == "kept" for c in FRESH) * 2 > len(FRESH)
     assert sum(c.get("repair") == "omits" for c in FRESH) >= 5
@@ -95,17 +63,11 @@ def test_the_fresh_set_is_what_the_issue_asks():
 
 @pytest.mark.parametrize(("case", "protocol"), RUNS)
 def test_a_fresh_case(case: dict[str, Any], protocol: str) -> None:
-    result, script, ran = _play(case, protocol)
-    how = heldout._what_happened(result, script)
-    ENDINGS[case["expect"]](case, result, script, ran, how)
+    heldout.judge(case, protocol)
 
 
 @pytest.mark.parametrize(("case", "protocol"), KEPT_UNREAD)
 def test_a_kept_fresh_answer_says_its_language_was_not_read(
     case: dict[str, Any], protocol: str
 ) -> None:
-    result, script, _ran = _play(case, protocol)
-    if result.answer is not None:
-        assert getattr(result.answer, "language_read", None) is False, heldout._what_happened(
-            result, script
-        )
+    heldout.judge_language_not_read(case, protocol)

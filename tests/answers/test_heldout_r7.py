@@ -25,13 +25,8 @@ from answers_support import (
     FITTING,
     HELDOUT,
     READ_LANGUAGES,
-    Script,
     load_cases,
-    play,
-    protocols_of,
 )
-
-from lcel_agent import AgentResult
 
 R7 = load_cases("heldout_r7.jsonl")
 FRESH = load_cases("heldout_fresh.jsonl")
@@ -62,42 +57,8 @@ KNOWN_MISSES: dict[str, str] = {
 }
 
 
-def _marks(case: dict[str, Any], protocol: str) -> list[Any]:
-    for key in (case["id"], f"{case['id']}[{protocol}]"):
-        if key in KNOWN_MISSES:
-            return [pytest.mark.xfail(reason=KNOWN_MISSES[key], strict=True)]
-    return []
-
-
-RUNS = [
-    pytest.param(case, protocol, id=f"{case['id']}[{protocol}]", marks=_marks(case, protocol))
-    for case in R7
-    for protocol in protocols_of(case)
-]
-KEPT_UNREAD = [
-    pytest.param(case, protocol, id=f"{case['id']}[{protocol}]")
-    for case in R7
-    if case["expect"] == "kept" and case["lang"] not in READ_LANGUAGES
-    for protocol in protocols_of(case)
-]
-ENDINGS = {
-    "kept": heldout._kept,
-    "sent_back": heldout._kept,
-    "rewritten": heldout._rewritten,
-    "plan_stops": heldout._plan_stops,
-    "oversized": heldout._oversized,
-    "stopped_with_answer": heldout._stopped_with_answer,
-}
-
-_played: dict[tuple[str, str], tuple[AgentResult, Script, list[Any]]] = {}
-
-
-def _play(case: dict[str, Any], protocol: str) -> tuple[AgentResult, Script, list[Any]]:
-    """One run per case and protocol, shared by the tests that look at it."""
-    key = (case["id"], protocol)
-    if key not in _played:
-        _played[key] = play(case, protocol)
-    return _played[key]
+RUNS = heldout.runs(R7, KNOWN_MISSES)
+KEPT_UNREAD = heldout.kept_unread(R7)
 
 
 def test_every_r7_case_says_its_language():
@@ -121,7 +82,7 @@ def test_the_r7_set_is_what_the_brief_asks():
     assert len(set(langs) - {c["lang"] for c in others} - READ_LANGUAGES) >= 4
     assert set(langs) & READ_LANGUAGES
     # The five kinds, roughly even.
-    assert {c["expect"] for c in R7} <= set(ENDINGS)
+    assert {c["expect"] for c in R7} <= heldout.KINDS
     assert sum(c["expect"] == "kept" for c in R7) >= 10
     assert sum(c.get("repair") == "omits" for c in R7) >= 5
     assert sum(c["expect"] == "plan_stops" for c in R7) >= 4
@@ -137,17 +98,11 @@ def test_the_r7_set_is_what_the_brief_asks():
 
 @pytest.mark.parametrize(("case", "protocol"), RUNS)
 def test_an_r7_case(case: dict[str, Any], protocol: str) -> None:
-    result, script, ran = _play(case, protocol)
-    how = heldout._what_happened(result, script)
-    ENDINGS[case["expect"]](case, result, script, ran, how)
+    heldout.judge(case, protocol)
 
 
 @pytest.mark.parametrize(("case", "protocol"), KEPT_UNREAD)
 def test_a_kept_r7_answer_says_its_language_was_not_read(
     case: dict[str, Any], protocol: str
 ) -> None:
-    result, script, _ran = _play(case, protocol)
-    if result.answer is not None:
-        assert getattr(result.answer, "language_read", None) is False, heldout._what_happened(
-            result, script
-        )
+    heldout.judge_language_not_read(case, protocol)
